@@ -1,0 +1,70 @@
+/* init: the first user process; runs each test program and reports KTAP. */
+#include "ulib.h"
+
+/* The programs init runs when it is given no arguments. */
+static const char *const programs[] = {
+	"/bin/systest",
+};
+
+/* Fork, exec argv[0], and wait for it (reaping orphans meanwhile). */
+static int run(char **argv, char **envp)
+{
+	long pid, r;
+	int status;
+
+	pid = fork();
+	if (pid < 0)
+		return pid;
+	if (pid == 0) {
+		r = execve(argv[0], argv, envp);
+		dprintf(2, "init: cannot execute %s: error %ld\n", argv[0], -r);
+		exit_group(127);
+	}
+	do
+		r = wait4(-1, &status, 0, NULL);
+	while (r >= 0 && r != pid);
+	return r < 0 ? r : status;
+}
+
+/* One KTAP line for a program, from its wait status (or -errno). */
+static void report(const char *name, int status)
+{
+	if (status < 0)
+		ktap_fail("fork or wait4 failed: error %d", -status);
+	else if (WIFSIGNALED(status))
+		ktap_fail("killed by signal %d", WTERMSIG(status));
+	else if (WEXITSTATUS(status) == 127)
+		ktap_fail("exit status 127: execve failed (see the message above)");
+	else
+		ktap_fail("exit status %d", WEXITSTATUS(status));
+	ktap_ok(status == 0, "%s", name);
+}
+
+/*
+ * Each program prints its own KTAP document while it runs; init prints its
+ * own document, one line per program, after they have all finished, so the
+ * documents follow one another instead of nesting.
+ */
+int main(int argc, char **argv, char **envp)
+{
+	char *args[2] = { NULL, NULL };
+	int status[ARRAY_SIZE(programs)];
+	int i, n = ARRAY_SIZE(programs);
+
+	printf("ccos init: hello from ring 3\n");
+	if (argc > 1) {
+		/* init=/bin/init -- /bin/foo ARGS: run only that program */
+		status[0] = run(argv + 1, envp);
+		ktap_plan(1);
+		report(argv[1], status[0]);
+		return ktap_done();
+	}
+	for (i = 0; i < n; i++) {
+		args[0] = (char *)programs[i];
+		status[i] = run(args, envp);
+	}
+	ktap_plan(n);
+	for (i = 0; i < n; i++)
+		report(programs[i], status[i]);
+	return ktap_done();
+}

@@ -1,0 +1,192 @@
+/* A small printf family: %s %c %d %i %u %x %p %%, l/ll/z, width, '0', '-'. */
+#include "ulib.h"
+
+/* Output goes to a buffer; with fd >= 0 a full buffer is written out. */
+struct sink {
+	char *buf;
+	size_t size;
+	size_t pos;
+	int fd;
+	int total;
+};
+
+static void flush(struct sink *s)
+{
+	if (s->fd >= 0 && s->pos)
+		write(s->fd, s->buf, s->pos);
+	s->pos = 0;
+}
+
+static void put(struct sink *s, char c)
+{
+	s->total++;
+	if (s->fd >= 0 && s->pos == s->size)
+		flush(s);
+	if (s->pos + 1 < s->size || s->fd >= 0)
+		s->buf[s->pos++] = c;
+}
+
+static void pad(struct sink *s, char c, int n)
+{
+	while (n-- > 0)
+		put(s, c);
+}
+
+/* Print str (len bytes) in a field of width, padding left unless left. */
+static void field(struct sink *s, const char *str, int len, int width,
+		  int left, char padc)
+{
+	int i = 0;
+
+	/* zero padding goes after a sign */
+	if (padc == '0' && !left && len && str[0] == '-') {
+		put(s, '-');
+		i = 1;
+	}
+	if (!left)
+		pad(s, padc, width - len);
+	for (; i < len; i++)
+		put(s, str[i]);
+	if (left)
+		pad(s, ' ', width - len);
+}
+
+static int number(char *out, unsigned long v, int base, int negative)
+{
+	char tmp[24];
+	int n = 0, len = 0;
+
+	do {
+		tmp[n++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	if (negative)
+		out[len++] = '-';
+	while (n)
+		out[len++] = tmp[--n];
+	return len;
+}
+
+static void format(struct sink *s, const char *fmt, va_list ap)
+{
+	char num[24];
+	const char *str;
+	int left, width, longs, len;
+	char padc;
+	long v;
+
+	for (; *fmt; fmt++) {
+		if (*fmt != '%') {
+			put(s, *fmt);
+			continue;
+		}
+		left = width = longs = 0;
+		padc = ' ';
+		for (fmt++; *fmt == '-' || *fmt == '0'; fmt++) {
+			if (*fmt == '-')
+				left = 1;
+			else
+				padc = '0';
+		}
+		for (; *fmt >= '0' && *fmt <= '9'; fmt++)
+			width = width * 10 + *fmt - '0';
+		for (; *fmt == 'l' || *fmt == 'z'; fmt++)
+			longs = 1;
+
+		switch (*fmt) {
+		case 'd':
+		case 'i':
+			v = longs ? va_arg(ap, long) : va_arg(ap, int);
+			len = number(num, v < 0 ? -(unsigned long)v : (unsigned long)v,
+				     10, v < 0);
+			field(s, num, len, width, left, padc);
+			break;
+		case 'u':
+		case 'x':
+			v = longs ? va_arg(ap, unsigned long)
+				  : va_arg(ap, unsigned int);
+			len = number(num, v, *fmt == 'u' ? 10 : 16, 0);
+			field(s, num, len, width, left, padc);
+			break;
+		case 'p':
+			num[0] = '0';
+			num[1] = 'x';
+			len = 2 + number(num + 2, (unsigned long)va_arg(ap, void *),
+					 16, 0);
+			field(s, num, len, width, left, padc);
+			break;
+		case 'c':
+			num[0] = va_arg(ap, int);
+			field(s, num, 1, width, left, ' ');
+			break;
+		case 's':
+			str = va_arg(ap, const char *);
+			if (!str)
+				str = "(null)";
+			field(s, str, strlen(str), width, left, ' ');
+			break;
+		case '%':
+			put(s, '%');
+			break;
+		default:	/* unknown: print it as written */
+			put(s, '%');
+			if (!*fmt)
+				return;
+			put(s, *fmt);
+		}
+	}
+}
+
+int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	struct sink s = { .buf = buf, .size = size, .fd = -1 };
+
+	format(&s, fmt, ap);
+	if (size)
+		buf[s.pos] = '\0';
+	return s.total;
+}
+
+int snprintf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+/* One write per call (for lines up to 256 bytes), so lines do not mix. */
+static int vdprintf(int fd, const char *fmt, va_list ap)
+{
+	char buf[256];
+	struct sink s = { .buf = buf, .size = sizeof(buf), .fd = fd };
+
+	format(&s, fmt, ap);
+	flush(&s);
+	return s.total;
+}
+
+int dprintf(int fd, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vdprintf(fd, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+int printf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vdprintf(1, fmt, ap);
+	va_end(ap);
+	return n;
+}

@@ -1,0 +1,53 @@
+/* The ccos user runtime: what programs get besides the raw system calls. */
+#ifndef USER_ULIB_H
+#define USER_ULIB_H
+
+#include "linux.h"
+#include "syscall.h"
+
+typedef __builtin_va_list va_list;
+#define va_start(ap, last)	__builtin_va_start(ap, last)
+#define va_arg(ap, type)	__builtin_va_arg(ap, type)
+#define va_end(ap)		__builtin_va_end(ap)
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+
+/* start.c: the program's environment, as crt0 found it */
+extern char **environ;
+int main(int argc, char **argv, char **envp);
+unsigned long getauxval(unsigned long type);
+
+/* string.c */
+void *memcpy(void *dst, const void *src, size_t n);
+void *memset(void *dst, int c, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+char *strcpy(char *dst, const char *src);
+char *strchr(const char *s, int c);
+
+/* printf.c: unbuffered, so nothing is printed twice after a fork */
+int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+int snprintf(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
+int dprintf(int fd, const char *fmt, ...) __printf(2, 3);
+int printf(const char *fmt, ...) __printf(1, 2);
+
+/* signal.c */
+long sigaction(int sig, void (*handler)(int, siginfo_t *, void *),
+	       unsigned long flags);
+
+/* child.c */
+int run_in_child(int (*fn)(void *), void *arg);
+
+/* ktap.c: KTAP output, numbered automatically */
+void ktap_plan(int n);
+int ktap_ok(int cond, const char *fmt, ...) __printf(2, 3);
+int ktap_fail(const char *fmt, ...) __printf(1, 2);
+void ktap_skip(const char *reason, const char *name);
+void ktap_diag(const char *fmt, ...) __printf(1, 2);
+int ktap_done(void);
+
+#endif

@@ -1,0 +1,7 @@
+/* spin: loop forever in user mode, for scheduler and preemption tests. */
+
+int main(void)
+{
+	for (;;)
+		asm volatile("" ::: "memory");
+}

@@ -1,0 +1,36 @@
+# User programs: build/user/NAME.elf from user/NAME.c and the runtime in user/lib.
+# Included by the top-level Makefile, which sets BUILD, CC, LD, OBJDUMP and Q.
+
+USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -ffreestanding -fno-builtin \
+	       -fno-pic -no-pie -static -nostdlib -fno-stack-protector \
+	       -fno-asynchronous-unwind-tables -fcf-protection=none \
+	       -fno-tree-loop-distribute-patterns \
+	       -ffunction-sections -fdata-sections -Iuser/lib -MMD -MP
+USER_LDFLAGS := -static -nostdlib --gc-sections --build-id=none \
+		-z max-page-size=4096 -T linker/user.ld
+USER_NM := $(or $(NM),$(CROSS_COMPILE)nm)
+
+USER_LIB_OBJS := $(patsubst user/lib/%,$(BUILD)/user/lib/%.o,\
+		 $(basename $(wildcard user/lib/*.c user/lib/*.S)))
+USER_PROGS := $(patsubst user/%.c,$(BUILD)/user/%.elf,$(wildcard user/*.c))
+
+$(BUILD)/user/%.o: user/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@
+
+$(BUILD)/user/%.o: user/%.S
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  AS      $@")
+	$(Q)$(CC) $(USER_CFLAGS) -c $< -o $@
+
+# Each link also writes NAME.asm (source interleaved) and NAME.sym, to read.
+$(BUILD)/user/%.elf: $(BUILD)/user/%.o $(USER_LIB_OBJS) linker/user.ld
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(LD) $(USER_LDFLAGS) -o $@ $< $(USER_LIB_OBJS)
+	$(Q)$(OBJDUMP) -S $@ > $(@:.elf=.asm)
+	$(Q)$(USER_NM) -n $@ > $(@:.elf=.sym)
+
+.SECONDARY: $(USER_PROGS:.elf=.o) $(USER_LIB_OBJS)
+
+-include $(USER_PROGS:.elf=.d) $(USER_LIB_OBJS:.o=.d)
