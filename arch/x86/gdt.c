@@ -1,0 +1,94 @@
+/* The GDT (kernel and user segments, per-CPU segment) and the TSS with its IST stacks. */
+#include <ccos/trap.h>
+#include <ccos/lib.h>
+
+/* Intel SDM Vol. 3 §8.7: the 64-bit TSS; rsp0 is loaded on a ring 3 -> 0
+ * switch, ist[n] on any vector whose gate names IST n. */
+struct tss {
+	uint32_t reserved0;
+	uint64_t rsp[3];
+	uint64_t reserved1;
+	uint64_t ist[7];
+	uint64_t reserved2;
+	uint16_t reserved3;
+	uint16_t iomap_base;
+} __packed;
+
+#define IST_STACK_SIZE	8192
+static uint8_t ist_stacks[3][IST_STACK_SIZE] __aligned(16);
+static struct tss tss;
+
+/*
+ * Descriptor bits (SDM Vol. 3 §3.4.5): P (47), DPL (45-46), S (44, code or
+ * data), type (40-43), L (53, 64-bit code), G (55, limit in pages), D/B (54).
+ * In long mode base and limit are ignored for code and data, except the
+ * limit that lsl reads, which ccos uses for getcpu.
+ */
+#define SEG_P		(1ull << 47)
+#define SEG_S		(1ull << 44)
+#define SEG_DPL3	(3ull << 45)
+#define SEG_CODE	(0xaull << 40)	/* execute/read */
+#define SEG_DATA	(0x2ull << 40)	/* read/write */
+#define SEG_L		(1ull << 53)
+#define SEG_DB		(1ull << 54)
+#define SEG_G		(1ull << 55)
+#define SEG_LIMIT_MAX	(0xfull << 48 | 0xffff)
+
+static uint64_t gdt[16] __aligned(16) = {
+	[KERNEL_CS >> 3] = SEG_P | SEG_S | SEG_CODE | SEG_L,
+	[KERNEL_DS >> 3] = SEG_P | SEG_S | SEG_DATA,
+	[USER32_CS >> 3] = SEG_P | SEG_S | SEG_DPL3 | SEG_CODE | SEG_DB | SEG_G | SEG_LIMIT_MAX,
+	[USER_DS >> 3] = SEG_P | SEG_S | SEG_DPL3 | SEG_DATA,
+	[USER_CS >> 3] = SEG_P | SEG_S | SEG_DPL3 | SEG_CODE | SEG_L,
+	/* PERCPU_SEL: a data segment whose limit (node << 12 | cpu) is CPU 0, node 0 */
+	[PERCPU_SEL >> 3] = SEG_P | SEG_S | SEG_DPL3 | SEG_DATA,
+};
+
+/* SYSRET (SDM Vol. 2B) loads SS = STAR[63:48] + 8 and CS = STAR[63:48] + 16. */
+BUILD_BUG_ON(USER_DS != USER32_CS + 8 || USER_CS != USER32_CS + 16);
+/* SYSCALL loads CS = STAR[47:32] and SS = STAR[47:32] + 8. */
+BUILD_BUG_ON(KERNEL_DS != KERNEL_CS + 8);
+
+static void set_tss_descriptor(void)
+{
+	uint64_t base = (uint64_t)&tss, limit = sizeof(tss) - 1;
+
+	/* A 16-byte system descriptor, type 9 = available 64-bit TSS. */
+	gdt[TSS_SEL >> 3] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
+			    (0x9ull << 40) | SEG_P | ((base >> 24 & 0xff) << 56);
+	gdt[(TSS_SEL >> 3) + 1] = base >> 32;
+}
+
+void tss_set_rsp0(uint64_t rsp0)
+{
+	tss.rsp[0] = rsp0;
+}
+
+void gdt_init(void)
+{
+	struct {
+		uint16_t limit;
+		uint64_t base;
+	} __packed gdtr = { sizeof(gdt) - 1, (uint64_t)gdt };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		tss.ist[i] = (uint64_t)ist_stacks[i] + IST_STACK_SIZE;
+	tss.iomap_base = sizeof(tss);	/* no I/O bitmap: ring 3 gets no ports */
+	set_tss_descriptor();
+
+	__asm__ volatile(
+		"lgdt %0\n\t"
+		"pushq %1\n\t"
+		"leaq 1f(%%rip), %%rax\n\t"
+		"pushq %%rax\n\t"
+		"lretq\n"		/* reload CS with the new kernel code segment */
+		"1:\n\t"
+		"movl %2, %%eax\n\t"
+		"movl %%eax, %%ds\n\t"
+		"movl %%eax, %%es\n\t"
+		"movl %%eax, %%ss\n\t"
+		"ltr %w3"
+		: : "m"(gdtr), "i"(KERNEL_CS), "i"(KERNEL_DS), "r"(TSS_SEL)
+		: "rax", "memory");
+}

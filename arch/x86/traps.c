@@ -1,0 +1,92 @@
+/* Trap dispatch: handlers by vector, exception names, and what a kernel fault does. */
+#include <ccos/trap.h>
+#include <ccos/printk.h>
+#include <ccos/ktest.h>
+#include <ccos/x86.h>
+
+extern trap_handler_t trap_handlers[256];
+
+static const char *const exception_names[32] = {
+	[X86_DE] = "divide error (#DE)",
+	[X86_DB] = "debug (#DB)",
+	[X86_NMI] = "non-maskable interrupt (NMI)",
+	[X86_BP] = "breakpoint (#BP)",
+	[X86_OF] = "overflow (#OF)",
+	[X86_BR] = "bound range exceeded (#BR)",
+	[X86_UD] = "invalid opcode (#UD)",
+	[X86_NM] = "device not available (#NM)",
+	[X86_DF] = "double fault (#DF)",
+	[9] = "coprocessor segment overrun",
+	[X86_TS] = "invalid TSS (#TS)",
+	[X86_NP] = "segment not present (#NP)",
+	[X86_SS] = "stack-segment fault (#SS)",
+	[X86_GP] = "general protection (#GP)",
+	[X86_PF] = "page fault (#PF)",
+	[X86_MF] = "x87 floating-point error (#MF)",
+	[X86_AC] = "alignment check (#AC)",
+	[X86_MC] = "machine check (#MC)",
+	[X86_XM] = "SIMD floating-point (#XM)",
+	[X86_VE] = "virtualization (#VE)",
+	[X86_CP] = "control protection (#CP)",
+};
+
+const char *exception_name(uint64_t vector)
+{
+	if (vector < 32 && exception_names[vector])
+		return exception_names[vector];
+	return vector < 32 ? "reserved exception" : "interrupt";
+}
+
+void dump_registers(const struct trap_frame *tf)
+{
+	uint64_t off;
+	const char *sym = ksym_lookup(tf->rip, &off);
+
+	printk(KERN_ERR "RIP: %04lx:%016lx <%s+0x%lx>  RFLAGS: %08lx\n",
+	       tf->cs, tf->rip, sym ? sym : "?", off, tf->rflags);
+	printk(KERN_ERR "RSP: %04lx:%016lx  ERR: %lx  CR2: %016lx  CR3: %016lx\n",
+	       tf->ss, tf->rsp, tf->error_code, read_cr2(), read_cr3());
+	printk(KERN_ERR "RAX: %016lx RBX: %016lx RCX: %016lx\n", tf->rax, tf->rbx, tf->rcx);
+	printk(KERN_ERR "RDX: %016lx RSI: %016lx RDI: %016lx\n", tf->rdx, tf->rsi, tf->rdi);
+	printk(KERN_ERR "RBP: %016lx R8:  %016lx R9:  %016lx\n", tf->rbp, tf->r8, tf->r9);
+	printk(KERN_ERR "R10: %016lx R11: %016lx R12: %016lx\n", tf->r10, tf->r11, tf->r12);
+	printk(KERN_ERR "R13: %016lx R14: %016lx R15: %016lx\n", tf->r13, tf->r14, tf->r15);
+}
+
+extern const struct extable_entry __extable_start[], __extable_end[];
+
+/* A fault inside a user-access function resumes at its fixup: -EFAULT. */
+bool fixup_exception(struct trap_frame *tf)
+{
+	const struct extable_entry *e;
+
+	for (e = __extable_start; e < __extable_end; e++) {
+		if (e->insn == tf->rip) {
+			tf->rip = e->fixup;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* An exception in kernel mode: a fixup, an expected fault in a ktest, or a panic. */
+void kernel_fault(struct trap_frame *tf)
+{
+	if (fixup_exception(tf) || ktest_catch_fault(tf))
+		return;
+	panic_frame(tf, "%s in kernel mode, error code 0x%lx",
+		    exception_name(tf->vector), tf->error_code);
+}
+
+void trap_dispatch(struct trap_frame *tf)
+{
+	trap_handler_t h = trap_handlers[tf->vector];
+
+	if (h)
+		h(tf);
+	else if (!user_mode(tf))
+		kernel_fault(tf);
+	else
+		panic_frame(tf, "unhandled %s (vector %lu) from user mode",
+			    exception_name(tf->vector), tf->vector);
+}

@@ -1,0 +1,19 @@
+/* Freestanding string and memory functions (kernel/lib.c). */
+#ifndef CCOS_LIB_H
+#define CCOS_LIB_H
+
+#include <ccos/types.h>
+
+void *memcpy(void *dst, const void *src, size_t n);
+void *memset(void *dst, int c, size_t n);
+void *memmove(void *dst, const void *src, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+size_t strnlen(const char *s, size_t max);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+char *strchr(const char *s, int c);
+size_t strlcpy(char *dst, const char *src, size_t size);
+bool str_to_u64(const char *s, size_t len, uint64_t *out);
+
+#endif

@@ -1,0 +1,124 @@
+/* The kernel command line: options of design.md; problems are reported, defaults kept. */
+#include <ccos/boot.h>
+#include <ccos/printk.h>
+#include <ccos/lib.h>
+
+struct boot_options boot_options;
+
+const char *const vsyscall_mode_names[] = {
+	[VSYSCALL_NATIVE] = "native", [VSYSCALL_EMULATE] = "emulate",
+	[VSYSCALL_XONLY] = "xonly", [VSYSCALL_NONE] = "none", NULL,
+};
+
+const char *const clocksource_names[] = {
+	[CLOCK_DEFAULT] = "default", [CLOCK_TSC] = "tsc",
+	[CLOCK_HPET] = "hpet", [CLOCK_JIFFIES] = "jiffies", NULL,
+};
+
+enum option_kind { OPT_FLAG, OPT_CHOICE, OPT_PATH };
+
+struct option {
+	const char *name;
+	enum option_kind kind;
+	size_t offset;			/* of the field in struct boot_options */
+	const char *const *choices;	/* OPT_CHOICE: names, NULL-terminated */
+	const char *expect;		/* said when the value is wrong */
+};
+
+#define FIELD(f) offsetof(struct boot_options, f)
+
+static const struct option options[] = {
+	{ "vsyscall", OPT_CHOICE, FIELD(vsyscall), vsyscall_mode_names + VSYSCALL_NATIVE,
+	  "native|emulate|xonly|none" },
+	{ "clocksource", OPT_CHOICE, FIELD(clocksource), clocksource_names,
+	  "tsc|hpet|jiffies" },
+	{ "init", OPT_PATH, FIELD(init), NULL, "an absolute path such as /bin/init" },
+	{ "ktest", OPT_FLAG, FIELD(ktest), NULL, "no value" },
+	{ "ptdump", OPT_FLAG, FIELD(ptdump), NULL, "no value" },
+	{ "quiet", OPT_FLAG, FIELD(quiet), NULL, "no value" },
+};
+
+static bool set_option(const struct option *o, struct boot_options *opts,
+		       const char *val)
+{
+	char *field = (char *)opts + o->offset;
+	int i;
+
+	switch (o->kind) {
+	case OPT_FLAG:
+		if (val)
+			return false;
+		*(bool *)field = true;
+		return true;
+	case OPT_CHOICE:
+		for (i = 0; val && o->choices[i]; i++) {
+			if (!strcmp(val, o->choices[i]) && strcmp(val, "default")) {
+				*(int *)field = i;
+				return true;
+			}
+		}
+		return false;
+	case OPT_PATH:
+		if (!val || val[0] != '/' || strlen(val) >= sizeof(opts->init))
+			return false;
+		strlcpy(field, val, sizeof(opts->init));
+		return true;
+	}
+	return false;
+}
+
+static void parse_word(char *word, struct boot_options *opts)
+{
+	char *val = strchr(word, '=');
+	size_t i;
+
+	if (val)
+		*val++ = '\0';
+	for (i = 0; i < ARRAY_SIZE(options); i++) {
+		if (strcmp(word, options[i].name))
+			continue;
+		if (!set_option(&options[i], opts, val))
+			printk(KERN_WARNING "warning: cmdline: bad value for %s%s%s (expected %s); using the default\n",
+			       word, val ? "=" : "", val ? val : "", options[i].expect);
+		return;
+	}
+	printk(KERN_WARNING "warning: cmdline: unknown option '%s' ignored\n", word);
+}
+
+void cmdline_parse(const char *cmdline, struct boot_options *opts)
+{
+	char *p = opts->buf, *word;
+	bool for_init = false;
+
+	memset(opts, 0, sizeof(*opts));
+	opts->vsyscall = VSYSCALL_EMULATE;
+	strlcpy(opts->init, "/bin/init", sizeof(opts->init));
+	if (!cmdline)
+		return;
+	if (strlcpy(opts->buf, cmdline, sizeof(opts->buf)) >= sizeof(opts->buf))
+		printk(KERN_WARNING "warning: cmdline: longer than %zu bytes; the rest is ignored\n",
+		       sizeof(opts->buf) - 1);
+
+	while (*p) {
+		while (*p == ' ' || *p == '\t')
+			*p++ = '\0';
+		if (!*p)
+			break;
+		word = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		if (*p)
+			*p++ = '\0';
+		if (for_init) {
+			if (opts->init_argc < MAX_INIT_ARGS)
+				opts->init_argv[opts->init_argc++] = word;
+			else
+				printk(KERN_WARNING "warning: cmdline: more than %d arguments for init; '%s' dropped\n",
+				       MAX_INIT_ARGS, word);
+		} else if (!strcmp(word, "--")) {
+			for_init = true;
+		} else {
+			parse_word(word, opts);
+		}
+	}
+}

@@ -1,0 +1,58 @@
+/* kmain: the first C code; brings the machine up in order and starts init. */
+#include <ccos/boot.h>
+#include <ccos/printk.h>
+#include <ccos/trap.h>
+#include <ccos/ktest.h>
+#include <ccos/power.h>
+#include <ccos/layout.h>
+
+#define MB2_BOOT_MAGIC	0x36d76289
+
+static void print_boot_summary(const struct boot_info *bi)
+{
+	uint64_t usable = 0;
+	int i;
+
+	for (i = 0; i < bi->n_mmap; i++)
+		if (bi->mmap[i].type == 1)
+			usable += bi->mmap[i].len;
+	printk("ccos: firmware %s, loader %s\n", bi->uefi ? "UEFI" : "BIOS",
+	       bi->loader ? bi->loader : "unknown");
+	printk("ccos: memory %lu MiB usable in %d regions\n", usable >> 20, bi->n_mmap);
+	for (i = 0; i < bi->n_mmap; i++)
+		printk(KERN_DEBUG "  %016lx-%016lx type %u\n", bi->mmap[i].base,
+		       bi->mmap[i].base + bi->mmap[i].len, bi->mmap[i].type);
+	printk("ccos: %d module%s\n", bi->n_modules, bi->n_modules == 1 ? "" : "s");
+	for (i = 0; i < bi->n_modules; i++)
+		printk("  %-16s %lu bytes at %lx\n", bi->modules[i].name,
+		       bi->modules[i].end - bi->modules[i].start, bi->modules[i].start);
+	printk("ccos: ACPI RSDP %s (revision %d)\n", bi->rsdp ? "found" : "not found",
+	       bi->rsdp_revision);
+	printk("ccos: command line \"%s\"\n", bi->cmdline ? bi->cmdline : "");
+}
+
+void kmain(uint32_t magic, uint64_t mbi_phys)
+{
+	serial_init();
+	printk("\nccos: booting\n");
+	if (magic != MB2_BOOT_MAGIC)
+		panic("entered with magic %x, not multiboot2's %x", magic, MB2_BOOT_MAGIC);
+	gdt_init();
+	idt_init();
+
+	if (!multiboot2_parse(phys_to_virt(mbi_phys), &boot_info))
+		panic("the multiboot2 information is malformed (see above)");
+	cmdline_parse(boot_info.cmdline, &boot_options);
+	if (boot_options.quiet)
+		console_loglevel = 4;
+	print_boot_summary(&boot_info);
+	printk("ccos: vsyscall=%s clocksource=%s init=%s\n",
+	       vsyscall_mode_names[boot_options.vsyscall],
+	       clocksource_names[boot_options.clocksource], boot_options.init);
+
+	if (boot_options.ktest)
+		ktest_run_all();
+
+	printk("ccos: nothing to run yet; powering off\n");
+	power_off(0);
+}
