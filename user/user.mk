@@ -1,7 +1,8 @@
 # User programs: build/user/NAME.elf from user/NAME.c and the runtime in user/lib.
 # Included by the top-level Makefile, which sets BUILD, CC, LD, OBJDUMP and Q.
 
-USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -ffreestanding -fno-builtin \
+USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wno-missing-field-initializers \
+	       -ffreestanding -fno-builtin \
 	       -fno-pic -no-pie -static -nostdlib -fno-stack-protector \
 	       -fno-asynchronous-unwind-tables -fcf-protection=none \
 	       -fno-tree-loop-distribute-patterns \

@@ -1,4 +1,4 @@
-/* A small printf family: %s %c %d %i %u %x %p %%, l/ll/z, width, '0', '-'. */
+/* A small printf family: %s %c %d %i %u %x %p %%, l/ll/z, width, '0' '-' '#'. */
 #include "ulib.h"
 
 /* Output goes to a buffer; with fd >= 0 a full buffer is written out. */
@@ -32,17 +32,18 @@ static void pad(struct sink *s, char c, int n)
 		put(s, c);
 }
 
-/* Print str (len bytes) in a field of width, padding left unless left. */
+/*
+ * Print str (len bytes) in a field of width, padded on the left unless left.
+ * Zero padding goes after the first pre bytes (a sign or "0x").
+ */
 static void field(struct sink *s, const char *str, int len, int width,
-		  int left, char padc)
+		  int left, char padc, int pre)
 {
 	int i = 0;
 
-	/* zero padding goes after a sign */
-	if (padc == '0' && !left && len && str[0] == '-') {
-		put(s, '-');
-		i = 1;
-	}
+	if (padc == '0' && !left)
+		for (; i < pre; i++)
+			put(s, str[i]);
 	if (!left)
 		pad(s, padc, width - len);
 	for (; i < len; i++)
@@ -71,7 +72,7 @@ static void format(struct sink *s, const char *fmt, va_list ap)
 {
 	char num[24];
 	const char *str;
-	int left, width, longs, len;
+	int left, alt, width, longs, len, pre;
 	char padc;
 	long v;
 
@@ -80,13 +81,15 @@ static void format(struct sink *s, const char *fmt, va_list ap)
 			put(s, *fmt);
 			continue;
 		}
-		left = width = longs = 0;
+		left = alt = width = longs = 0;
 		padc = ' ';
-		for (fmt++; *fmt == '-' || *fmt == '0'; fmt++) {
+		for (fmt++; *fmt && strchr("-0#", *fmt); fmt++) {
 			if (*fmt == '-')
 				left = 1;
-			else
+			else if (*fmt == '0')
 				padc = '0';
+			else
+				alt = 1;
 		}
 		for (; *fmt >= '0' && *fmt <= '9'; fmt++)
 			width = width * 10 + *fmt - '0';
@@ -99,31 +102,36 @@ static void format(struct sink *s, const char *fmt, va_list ap)
 			v = longs ? va_arg(ap, long) : va_arg(ap, int);
 			len = number(num, v < 0 ? -(unsigned long)v : (unsigned long)v,
 				     10, v < 0);
-			field(s, num, len, width, left, padc);
+			field(s, num, len, width, left, padc, v < 0);
 			break;
 		case 'u':
-		case 'x':
 			v = longs ? va_arg(ap, unsigned long)
 				  : va_arg(ap, unsigned int);
-			len = number(num, v, *fmt == 'u' ? 10 : 16, 0);
-			field(s, num, len, width, left, padc);
+			len = number(num, v, 10, 0);
+			field(s, num, len, width, left, padc, 0);
 			break;
+		case 'x':
 		case 'p':
-			num[0] = '0';
-			num[1] = 'x';
-			len = 2 + number(num + 2, (unsigned long)va_arg(ap, void *),
-					 16, 0);
-			field(s, num, len, width, left, padc);
+			if (*fmt == 'p')
+				v = (unsigned long)va_arg(ap, void *);
+			else if (longs)
+				v = va_arg(ap, unsigned long);
+			else
+				v = va_arg(ap, unsigned int);
+			pre = (*fmt == 'p' || (alt && v)) ? 2 : 0;
+			memcpy(num, "0x", 2);
+			len = pre + number(num + pre, v, 16, 0);
+			field(s, num, len, width, left, padc, pre);
 			break;
 		case 'c':
 			num[0] = va_arg(ap, int);
-			field(s, num, 1, width, left, ' ');
+			field(s, num, 1, width, left, ' ', 0);
 			break;
 		case 's':
 			str = va_arg(ap, const char *);
 			if (!str)
 				str = "(null)";
-			field(s, str, strlen(str), width, left, ' ');
+			field(s, str, strlen(str), width, left, ' ', 0);
 			break;
 		case '%':
 			put(s, '%');
