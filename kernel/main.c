@@ -5,6 +5,7 @@
 #include <ccos/ktest.h>
 #include <ccos/power.h>
 #include <ccos/layout.h>
+#include <ccos/mm.h>
 
 #define MB2_BOOT_MAGIC	0x36d76289
 
@@ -28,6 +29,7 @@ static void print_boot_summary(const struct boot_info *bi)
 		       bi->modules[i].end - bi->modules[i].start, bi->modules[i].start);
 	printk("ccos: ACPI RSDP %s (revision %d)\n", bi->rsdp ? "found" : "not found",
 	       bi->rsdp_revision);
+	printk("ccos: frames: %lu free, %lu used\n", frames_free(), frames_used());
 	printk("ccos: command line \"%s\"\n", bi->cmdline ? bi->cmdline : "");
 }
 
@@ -45,11 +47,17 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 	cmdline_parse(boot_info.cmdline, &boot_options);
 	if (boot_options.quiet)
 		console_loglevel = 4;
+	page_fault_init();
+	frame_init();
+	paging_init();
+	fixmap_init();
 	print_boot_summary(&boot_info);
 	printk("ccos: vsyscall=%s clocksource=%s init=%s\n",
 	       vsyscall_mode_names[boot_options.vsyscall],
 	       clocksource_names[boot_options.clocksource], boot_options.init);
 
+	if (boot_options.ptdump)
+		ptdump(kernel_pml4);
 	if (boot_options.ktest)
 		ktest_run_all();
 

@@ -1,0 +1,134 @@
+/* Physical frames: a bitmap over the multiboot2 memory map, one bit per 4 KiB frame. */
+#include <ccos/mm.h>
+#include <ccos/boot.h>
+#include <ccos/printk.h>
+#include <ccos/lib.h>
+
+#define MAX_PHYS	(4ul << 30)		/* frames above 4 GiB are not used */
+#define NFRAMES		(MAX_PHYS / PAGE_SIZE)
+
+static uint64_t bitmap[NFRAMES / 64];	/* 1 = used or reserved */
+static size_t nr_free, nr_total;
+static uint64_t search_from;
+
+extern char _kernel_end[];
+
+static bool frame_is_used(uint64_t pfn)
+{
+	return bitmap[pfn / 64] & (1ul << (pfn % 64));
+}
+
+static void mark(uint64_t pfn, bool used)
+{
+	if (used)
+		bitmap[pfn / 64] |= 1ul << (pfn % 64);
+	else
+		bitmap[pfn / 64] &= ~(1ul << (pfn % 64));
+}
+
+/* Mark [start, end) used; only frames that were free count. */
+static void reserve(uint64_t start, uint64_t end)
+{
+	uint64_t pfn;
+
+	for (pfn = start / PAGE_SIZE; pfn < ALIGN_UP(end, PAGE_SIZE) / PAGE_SIZE && pfn < NFRAMES; pfn++) {
+		if (!frame_is_used(pfn)) {
+			mark(pfn, true);
+			nr_free--;
+		}
+	}
+}
+
+void frame_init(void)
+{
+	const struct boot_info *bi = &boot_info;
+	uint64_t pfn;
+	int i;
+
+	memset(bitmap, 0xff, sizeof(bitmap));
+	for (i = 0; i < bi->n_mmap; i++) {
+		const struct mmap_region *r = &bi->mmap[i];
+		uint64_t start = ALIGN_UP(r->base, PAGE_SIZE);
+		uint64_t end = ALIGN_DOWN(r->base + r->len, PAGE_SIZE);
+
+		if (r->type != 1)	/* only "available RAM" is ours */
+			continue;
+		if (end > MAX_PHYS) {
+			printk(KERN_NOTICE "frames: RAM above 4 GiB (%lx-%lx) is not used\n",
+			       MAX(start, MAX_PHYS), end);
+			end = MAX_PHYS;
+		}
+		for (pfn = start / PAGE_SIZE; pfn < end / PAGE_SIZE; pfn++) {
+			if (frame_is_used(pfn)) {
+				mark(pfn, false);
+				nr_free++;
+				nr_total++;
+			}
+		}
+	}
+	/* Never hand out: the first MiB (real-mode IVT, BDA, EBDA, option
+	 * ROMs), the kernel image with its boot page tables, the multiboot
+	 * information and the modules. */
+	reserve(0, 0x100000);
+	reserve(0x100000, virt_to_phys(_kernel_end));
+	reserve(bi->mbi_start, bi->mbi_end);
+	for (i = 0; i < bi->n_modules; i++)
+		reserve(bi->modules[i].start, bi->modules[i].end);
+	search_from = 0;
+}
+
+uint64_t frame_alloc_run(size_t n)
+{
+	uint64_t pfn, run = 0;
+
+	for (pfn = search_from; pfn < NFRAMES; pfn++) {
+		run = frame_is_used(pfn) ? 0 : run + 1;
+		if (run == n)
+			break;
+	}
+	if (pfn == NFRAMES) {
+		if (search_from == 0)
+			return 0;
+		search_from = 0;	/* wrap around once */
+		return frame_alloc_run(n);
+	}
+	pfn -= n - 1;
+	for (run = 0; run < n; run++)
+		mark(pfn + run, true);
+	nr_free -= n;
+	search_from = pfn + n;
+	memset(phys_to_virt(pfn * PAGE_SIZE), 0, n * PAGE_SIZE);
+	return pfn * PAGE_SIZE;
+}
+
+uint64_t frame_alloc(void)
+{
+	return frame_alloc_run(1);
+}
+
+void frame_free_run(uint64_t phys, size_t n)
+{
+	uint64_t pfn = phys / PAGE_SIZE;
+
+	for (; n; n--, pfn++) {
+		if (phys % PAGE_SIZE || pfn >= NFRAMES || !frame_is_used(pfn))
+			panic("frame_free: %lx is not an allocated frame", pfn * PAGE_SIZE);
+		mark(pfn, false);
+		nr_free++;
+	}
+}
+
+void frame_free(uint64_t phys)
+{
+	frame_free_run(phys, 1);
+}
+
+size_t frames_free(void)
+{
+	return nr_free;
+}
+
+size_t frames_used(void)
+{
+	return nr_total - nr_free;
+}

@@ -1,0 +1,243 @@
+/* Page tables: the kernel's own 4-level tables and one API to change any address space. */
+#include <ccos/mm.h>
+#include <ccos/boot.h>
+#include <ccos/printk.h>
+#include <ccos/lib.h>
+#include <ccos/x86.h>
+#include <ccos/errno.h>
+
+uint64_t kernel_pml4;
+
+#define PML4_INDEX(v)	(((v) >> 39) & 511)
+#define KERNEL_HALF_FIRST_PML4	256
+
+static uint64_t *table(uint64_t entry)
+{
+	return phys_to_virt(entry & PTE_ADDR);
+}
+
+static void flush_tlb_page(uint64_t virt)
+{
+	__asm__ volatile("invlpg (%0)" : : "r"(virt) : "memory");
+}
+
+/*
+ * The entry for virt at `level` (3 = PML4 ... 0 = PT), creating the tables
+ * on the way when create is set. Upper levels are always present, writable
+ * and user: the leaf entry alone decides the page's permissions (the CPU
+ * ANDs U and W and ORs NX over all levels, SDM Vol. 3 §4.6).
+ */
+static uint64_t *walk(uint64_t pml4, uint64_t virt, int level, bool create)
+{
+	uint64_t *t = phys_to_virt(pml4);
+	int l;
+
+	for (l = 3; l > level; l--) {
+		uint64_t *e = &t[(virt >> (12 + 9 * l)) & 511];
+
+		if (!(*e & PTE_P)) {
+			uint64_t frame;
+
+			if (!create || !(frame = frame_alloc()))
+				return NULL;
+			*e = frame | PTE_P | PTE_W | PTE_U;
+		} else if (*e & PTE_PS) {
+			return NULL;	/* inside a large page: not ours to split */
+		}
+		t = table(*e);
+	}
+	return &t[(virt >> (12 + 9 * level)) & 511];
+}
+
+uint64_t *walk_pte(uint64_t pml4, uint64_t virt)
+{
+	uint64_t *pte = walk(pml4, virt, 0, false);
+
+	return pte && (*pte & PTE_P) ? pte : NULL;
+}
+
+int map_page(uint64_t pml4, uint64_t virt, uint64_t phys, uint64_t flags)
+{
+	uint64_t *pte = walk(pml4, virt, 0, true);
+
+	if (!pte)
+		return -ENOMEM;
+	*pte = (phys & PTE_ADDR) | flags | PTE_P;
+	flush_tlb_page(virt);
+	return 0;
+}
+
+int unmap_page(uint64_t pml4, uint64_t virt)
+{
+	uint64_t *pte = walk_pte(pml4, virt);
+
+	if (!pte)
+		return -EFAULT;
+	*pte = 0;
+	flush_tlb_page(virt);
+	return 0;
+}
+
+int protect_page(uint64_t pml4, uint64_t virt, uint64_t flags)
+{
+	uint64_t *pte = walk_pte(pml4, virt);
+
+	if (!pte)
+		return -EFAULT;
+	*pte = (*pte & PTE_ADDR) | flags | PTE_P;
+	flush_tlb_page(virt);
+	return 0;
+}
+
+void switch_address_space(uint64_t pml4)
+{
+	if (read_cr3() != pml4)
+		write_cr3(pml4);
+}
+
+/* A new PML4 sharing the kernel half: its PDPTs exist from paging_init on. */
+uint64_t new_address_space(void)
+{
+	uint64_t pml4 = frame_alloc();
+
+	if (pml4)
+		memcpy((uint64_t *)phys_to_virt(pml4) + KERNEL_HALF_FIRST_PML4,
+		       (uint64_t *)phys_to_virt(kernel_pml4) + KERNEL_HALF_FIRST_PML4,
+		       KERNEL_HALF_FIRST_PML4 * sizeof(uint64_t));
+	return pml4;
+}
+
+/* Free the user half's tables and every page they map, then the PML4. */
+static void free_level(uint64_t t, int level)
+{
+	uint64_t *e = phys_to_virt(t);
+	int i;
+
+	for (i = 0; i < 512; i++) {
+		if (!(e[i] & PTE_P))
+			continue;
+		if (level > 0)
+			free_level(e[i] & PTE_ADDR, level - 1);
+		else
+			frame_free(e[i] & PTE_ADDR);
+	}
+	frame_free(t);
+}
+
+void free_address_space(uint64_t pml4)
+{
+	uint64_t *e = phys_to_virt(pml4);
+	int i;
+
+	for (i = 0; i < KERNEL_HALF_FIRST_PML4; i++)
+		if (e[i] & PTE_P)
+			free_level(e[i] & PTE_ADDR, 2);
+	frame_free(pml4);
+}
+
+/* MMIO gets its own uncached range: PCD|PWT make every access reach the device. */
+#define IOREMAP_BASE	0xffffc90000000000ul
+static uint64_t ioremap_next = IOREMAP_BASE;
+
+void *ioremap(uint64_t phys, size_t size)
+{
+	uint64_t start = ALIGN_DOWN(phys, PAGE_SIZE), virt = ioremap_next, off;
+
+	size = ALIGN_UP(phys + size, PAGE_SIZE) - start;
+	for (off = 0; off < size; off += PAGE_SIZE)
+		if (map_page(kernel_pml4, virt + off, start + off, PTE_W | PTE_NX | PTE_PCD | PTE_PWT))
+			return NULL;
+	ioremap_next += size + PAGE_SIZE;	/* an unmapped page between mappings */
+	return (void *)(virt + phys - start);
+}
+
+extern char _text[], _etext[], _rodata[], _erodata[], _data[], _edata[], _kernel_end[];
+extern char boot_stack_guard[];
+
+static void map_kernel_range(const char *start, const char *end, uint64_t flags)
+{
+	uint64_t v;
+
+	for (v = (uint64_t)start; v < (uint64_t)end; v += PAGE_SIZE)
+		if (map_page(kernel_pml4, v, v - KERNEL_VMA, flags))
+			panic("paging: out of memory mapping the kernel image");
+}
+
+/* The direct map uses 2 MiB pages (PS in the PD entry), read-write and NX. */
+static void map_direct(uint64_t end)
+{
+	uint64_t phys;
+
+	for (phys = 0; phys < end; phys += 2ul << 20) {
+		uint64_t *pde = walk(kernel_pml4, DIRECT_MAP_BASE + phys, 1, true);
+
+		if (!pde)
+			panic("paging: out of memory building the direct map");
+		*pde = phys | PTE_P | PTE_W | PTE_PS | PTE_NX;
+	}
+}
+
+/* SDM Vol. 3 §4.6: CPUID.(EAX=7,ECX=0):EBX bit 7 = SMEP, bit 20 = SMAP. */
+bool cpu_has_smap;
+
+static void enable_protections(void)
+{
+	uint32_t a, b, c, d, max;
+
+	cpuid(0, 0, &max, &b, &c, &d);
+	b = 0;
+	if (max >= 7)
+		cpuid(7, 0, &a, &b, &c, &d);
+	/* CR0.WP: the kernel too faults on writes to read-only pages. */
+	write_cr0(read_cr0() | CR0_WP);
+	if (b & (1u << 7))
+		write_cr4(read_cr4() | CR4_SMEP);
+	if (b & (1u << 20)) {
+		write_cr4(read_cr4() | CR4_SMAP);
+		cpu_has_smap = true;
+	}
+	printk("paging: NX on, WP on, SMEP %s, SMAP %s\n",
+	       read_cr4() & CR4_SMEP ? "on" : "not supported",
+	       read_cr4() & CR4_SMAP ? "on" : "not supported");
+}
+
+void paging_init(void)
+{
+	uint64_t *pml4, direct_end = 0;
+	int i;
+
+	kernel_pml4 = frame_alloc();
+	if (!kernel_pml4)
+		panic("paging: no frame for the kernel PML4");
+	/* Every kernel-half PDPT exists from now on, so that address spaces
+	 * created later share all kernel mappings through their PML4 copy. */
+	pml4 = phys_to_virt(kernel_pml4);
+	for (i = KERNEL_HALF_FIRST_PML4; i < 512; i++) {
+		uint64_t pdpt = frame_alloc();
+
+		if (!pdpt)
+			panic("paging: no frames for the kernel-half PDPTs");
+		pml4[i] = pdpt | PTE_P | PTE_W | PTE_U;
+	}
+
+	/* RAM and the ACPI areas (types 1, 3, 4), up to 4 GiB. */
+	for (i = 0; i < boot_info.n_mmap; i++) {
+		const struct mmap_region *r = &boot_info.mmap[i];
+
+		if (r->type == 1 || r->type == 3 || r->type == 4)
+			direct_end = MAX(direct_end, r->base + r->len);
+	}
+	map_direct(MIN(ALIGN_UP(direct_end, 2ul << 20), 4ul << 30));
+
+	/* W^X: text read+execute, rodata read-only, data read-write; never both. */
+	map_kernel_range(_text, _etext, 0);
+	map_kernel_range(_rodata, _erodata, PTE_NX);
+	map_kernel_range(_data, boot_stack_guard, PTE_W | PTE_NX);
+	map_kernel_range(boot_stack_guard + PAGE_SIZE, _edata, PTE_W | PTE_NX);
+	map_kernel_range(_edata, _kernel_end, PTE_NX);
+
+	write_cr3(kernel_pml4);
+	enable_protections();
+	printk("paging: kernel tables at %lx, direct map of %lu MiB\n",
+	       kernel_pml4, MIN(direct_end, 4ul << 30) >> 20);
+}
