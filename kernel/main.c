@@ -6,6 +6,7 @@
 #include <ccos/power.h>
 #include <ccos/layout.h>
 #include <ccos/mm.h>
+#include <ccos/time.h>
 
 #define MB2_BOOT_MAGIC	0x36d76289
 
@@ -55,6 +56,7 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 	printk("ccos: vsyscall=%s clocksource=%s init=%s\n",
 	       vsyscall_mode_names[boot_options.vsyscall],
 	       clocksource_names[boot_options.clocksource], boot_options.init);
+	time_init();
 
 	if (boot_options.ptdump)
 		ptdump(kernel_pml4);

@@ -1,0 +1,47 @@
+/* Kernel time: the tick, jiffies, and the clock API for system calls and the scheduler. */
+#ifndef CCOS_TIME_H
+#define CCOS_TIME_H
+
+#include <ccos/types.h>
+#include <ccos/time_types.h>
+#include <ccos/vvar.h>
+
+#define HZ		100	/* timer interrupts per second */
+
+/*
+ * The kernel's view of the vvar page (kernel/vvar.c). `jiffies` is the
+ * same memory as vvar.jiffies (offset 0): ticks since time_init, advanced
+ * by the timer interrupt only.
+ */
+extern struct vvar_page vvar;
+extern volatile unsigned long jiffies;
+
+/* Nanoseconds one tick really lasts (the PIT cannot divide exactly by HZ). */
+extern uint64_t tick_nsec;
+
+struct trap_frame;
+
+/* Bring up ACPI, HPET, TSC, RTC, clocksource, timekeeping and the tick; enables interrupts. */
+void time_init(void);
+
+/*
+ * Called from the timer interrupt after jiffies and time advanced, with
+ * interrupts off and the interrupt already acknowledged. The scheduler
+ * provides it; kernel/time.c has an empty weak one until then.
+ */
+void sched_tick(struct trap_frame *tf);
+
+/* The clock API (Linux's clock ids and errno values). */
+int do_clock_gettime(clockid_t clock, struct timespec *ts);	/* 0 or -EINVAL */
+int do_clock_getres(clockid_t clock, struct timespec *res);	/* res may be NULL */
+int do_gettimeofday(struct timeval *tv, struct timezone *tz);	/* either may be NULL */
+time64_t ktime_get_real_seconds(void);	/* wall-clock seconds since the epoch */
+uint64_t ktime_get_ns(void);		/* CLOCK_MONOTONIC in nanoseconds */
+
+/* Timekeeping internals shared with the tick (kernel/time.c). */
+struct clocksource;
+void timekeeping_init(struct clocksource *cs, time64_t wall_sec);
+void timekeeping_tick(void);
+const struct clocksource *timekeeping_clocksource(void);
+
+#endif
