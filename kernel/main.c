@@ -7,6 +7,9 @@
 #include <ccos/layout.h>
 #include <ccos/mm.h>
 #include <ccos/time.h>
+#include <ccos/proc.h>
+#include <ccos/file.h>
+#include <ccos/random.h>
 
 #define MB2_BOOT_MAGIC	0x36d76289
 
@@ -57,12 +60,15 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 	       vsyscall_mode_names[boot_options.vsyscall],
 	       clocksource_names[boot_options.clocksource], boot_options.init);
 	time_init();
+	syscall_init();
+	fpu_init();
+	random_init();
+	files_init();
 
 	if (boot_options.ptdump)
 		ptdump(kernel_pml4);
 	if (boot_options.ktest)
 		ktest_run_all();
 
-	printk("ccos: nothing to run yet; powering off\n");
-	power_off(0);
+	start_init();
 }

@@ -4,6 +4,7 @@
 #include <ccos/printk.h>
 #include <ccos/ktest.h>
 #include <ccos/x86.h>
+#include <ccos/signal.h>
 
 /* Page-fault error code bits (SDM Vol. 3 §4.7). */
 #define PF_PROT		(1u << 0)	/* 0: page not present, 1: protection violation */
@@ -12,20 +13,15 @@
 #define PF_RSVD		(1u << 3)	/* a reserved bit was set in an entry */
 #define PF_INSTR	(1u << 4)	/* instruction fetch */
 
-/* Handed a user-mode fault; the process code replaces this when it exists. */
-__attribute__((weak)) void user_page_fault(struct trap_frame *tf, uint64_t addr)
-{
-	panic_frame(tf, "page fault at %lx from user mode with no process to signal", addr);
-}
-
 static void page_fault(struct trap_frame *tf)
 {
 	uint64_t addr = read_cr2(), off;
 	uint32_t err = tf->error_code;
 	const char *sym;
 
+	/* A user fault is the process's problem: SIGSEGV, si_addr = CR2. */
 	if (user_mode(tf)) {
-		user_page_fault(tf, addr);
+		force_sig_fault(SIGSEGV, err & PF_PROT ? SEGV_ACCERR : SEGV_MAPERR, addr, tf);
 		return;
 	}
 	if (fixup_exception(tf) || ktest_catch_fault(tf))

@@ -49,6 +49,12 @@ static uint64_t *walk(uint64_t pml4, uint64_t virt, int level, bool create)
 	return &t[(virt >> (12 + 9 * level)) & 511];
 }
 
+/* The page-table entry for virt, present or not; NULL if no table holds it. */
+uint64_t *pte_lookup(uint64_t pml4, uint64_t virt, bool create)
+{
+	return walk(pml4, virt, 0, create);
+}
+
 uint64_t *walk_pte(uint64_t pml4, uint64_t virt)
 {
 	uint64_t *pte = walk(pml4, virt, 0, false);
@@ -89,6 +95,11 @@ int protect_page(uint64_t pml4, uint64_t virt, uint64_t flags)
 	return 0;
 }
 
+bool read_cr3_is(uint64_t pml4)
+{
+	return (read_cr3() & PTE_ADDR) == pml4;
+}
+
 void switch_address_space(uint64_t pml4)
 {
 	if (read_cr3() != pml4)
@@ -113,12 +124,11 @@ static void free_level(uint64_t t, int level)
 	uint64_t *e = phys_to_virt(t);
 	int i;
 
+	/* A PROT_NONE page keeps its frame in an entry without P. */
 	for (i = 0; i < 512; i++) {
-		if (!(e[i] & PTE_P))
-			continue;
-		if (level > 0)
+		if (level > 0 && (e[i] & PTE_P))
 			free_level(e[i] & PTE_ADDR, level - 1);
-		else
+		else if (level == 0 && (e[i] & PTE_ADDR))
 			frame_free(e[i] & PTE_ADDR);
 	}
 	frame_free(t);

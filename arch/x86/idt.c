@@ -23,6 +23,10 @@ BUILD_BUG_ON(offsetof(struct trap_frame, vector) != 15 * 8);
 BUILD_BUG_ON(offsetof(struct trap_frame, error_code) != 16 * 8);
 BUILD_BUG_ON(offsetof(struct trap_frame, rip) != 17 * 8);
 BUILD_BUG_ON(offsetof(struct trap_frame, cs) != 18 * 8);
+BUILD_BUG_ON(offsetof(struct trap_frame, r11) != 6 * 8);
+BUILD_BUG_ON(offsetof(struct trap_frame, rcx) != 11 * 8);
+BUILD_BUG_ON(offsetof(struct trap_frame, rflags) != 19 * 8);
+BUILD_BUG_ON(offsetof(struct trap_frame, rsp) != 20 * 8);
 BUILD_BUG_ON(sizeof(struct trap_frame) != 22 * 8);
 
 static void set_gate(int vector, int dpl, int ist)

@@ -3,6 +3,8 @@
 #include <ccos/printk.h>
 #include <ccos/ktest.h>
 #include <ccos/x86.h>
+#include <ccos/signal.h>
+#include <ccos/proc.h>
 
 extern trap_handler_t trap_handlers[256];
 
@@ -78,15 +80,53 @@ void kernel_fault(struct trap_frame *tf)
 		    exception_name(tf->vector), tf->error_code);
 }
 
+/* What an exception in user mode becomes: Linux's signal and si_code. */
+static const struct {
+	uint8_t sig, code;
+} user_fault_signals[32] = {
+	[X86_DE] = { SIGFPE, FPE_INTDIV },
+	[X86_DB] = { SIGTRAP, TRAP_TRACE },
+	[X86_BP] = { SIGTRAP, SI_KERNEL },
+	[X86_OF] = { SIGSEGV, SI_KERNEL },
+	[X86_BR] = { SIGSEGV, SI_KERNEL },
+	[X86_UD] = { SIGILL, ILL_ILLOPN },
+	[X86_NM] = { SIGFPE, SI_KERNEL },
+	[X86_TS] = { SIGSEGV, SI_KERNEL },
+	[X86_NP] = { SIGBUS, SI_KERNEL },
+	[X86_SS] = { SIGBUS, SI_KERNEL },
+	[X86_GP] = { SIGSEGV, SI_KERNEL },
+	[X86_MF] = { SIGFPE, SI_KERNEL },
+	[X86_AC] = { SIGBUS, BUS_ADRALN },
+	[X86_XM] = { SIGFPE, SI_KERNEL },
+};
+
+static void user_fault(struct trap_frame *tf)
+{
+	int sig = user_fault_signals[tf->vector].sig;
+	uint64_t addr = 0;
+
+	/* #UD and #DE report the faulting instruction; #GP and int3 no address. */
+	if (sig == SIGILL || sig == SIGFPE || tf->vector == X86_DB)
+		addr = tf->rip;
+	force_sig_fault(sig, user_fault_signals[tf->vector].code, addr, tf);
+}
+
 void trap_dispatch(struct trap_frame *tf)
 {
 	trap_handler_t h = trap_handlers[tf->vector];
 
 	if (h)
 		h(tf);
+	else if (tf->vector >= 32)
+		printk(KERN_WARNING "warning: interrupt on vector %lu with no handler ignored\n",
+		       tf->vector);
 	else if (!user_mode(tf))
 		kernel_fault(tf);
+	else if (user_fault_signals[tf->vector].sig)
+		user_fault(tf);
 	else
-		panic_frame(tf, "unhandled %s (vector %lu) from user mode",
+		panic_frame(tf, "%s (vector %lu) from user mode",
 			    exception_name(tf->vector), tf->vector);
+	if (user_mode(tf))
+		return_to_user(tf);
 }

@@ -34,9 +34,11 @@ int map_page(uint64_t pml4, uint64_t virt, uint64_t phys, uint64_t flags);
 int unmap_page(uint64_t pml4, uint64_t virt);
 int protect_page(uint64_t pml4, uint64_t virt, uint64_t flags);
 uint64_t *walk_pte(uint64_t pml4, uint64_t virt);	/* NULL if not mapped */
+uint64_t *pte_lookup(uint64_t pml4, uint64_t virt, bool create);
 uint64_t new_address_space(void);		/* kernel half shared, user half empty */
 void free_address_space(uint64_t pml4);
 void switch_address_space(uint64_t pml4);
+bool read_cr3_is(uint64_t pml4);
 void *ioremap(uint64_t phys, size_t size);	/* uncached kernel mapping of MMIO */
 void ptdump(uint64_t pml4);
 void page_fault_init(void);

@@ -1,0 +1,44 @@
+/* SYSCALL setup (STAR, LSTAR, FMASK), the per-CPU block and the FPU/SSE state. */
+#include <ccos/proc.h>
+#include <ccos/x86.h>
+#include <ccos/printk.h>
+
+struct percpu cpu0 = { .self = &cpu0 };
+uint8_t fpu_initial_state[512] __aligned(16);
+
+BUILD_BUG_ON(offsetof(struct percpu, kernel_rsp) != 8);
+BUILD_BUG_ON(offsetof(struct percpu, user_rsp) != 16);
+
+extern void syscall_entry(void);
+
+void syscall_init(void)
+{
+	/* STAR[47:32]: kernel CS (SS = +8); STAR[63:48]: base of the user
+	 * selectors, SYSRET takes CS = base + 16 and SS = base + 8. */
+	wrmsr(MSR_STAR, (uint64_t)USER32_CS << 48 | (uint64_t)KERNEL_CS << 32);
+	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
+	/* FMASK: clear IF (no interrupts until we are on the kernel stack),
+	 * TF, DF and AC on entry. */
+	wrmsr(MSR_FMASK, RFLAGS_IF | RFLAGS_TF | RFLAGS_AC | (1u << 10));
+	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
+	/* The kernel's GS base; swapgs exchanges it with the user's. */
+	wrmsr(MSR_GS_BASE, (uint64_t)&cpu0);
+	wrmsr(MSR_KERNEL_GS_BASE, 0);
+}
+
+/*
+ * SSE needs CR4.OSFXSR (fxsave/fxrstor know the XMM state) and
+ * CR4.OSXMMEXCPT (#XM rather than #UD for SIMD exceptions); CR0.EM must be
+ * clear and CR0.MP set (SDM Vol. 3 §13.1). The kernel itself never uses
+ * these registers (-mgeneral-regs-only), so saving them at each context
+ * switch is enough.
+ */
+void fpu_init(void)
+{
+	write_cr0((read_cr0() & ~(1ul << 2)) | (1ul << 1));
+	write_cr4(read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT);
+	__asm__ volatile("fninit");
+	/* MXCSR 0x1f80: all SIMD exceptions masked, round to nearest. */
+	__asm__ volatile("ldmxcsr %0" : : "m"((uint32_t){ 0x1f80 }));
+	__asm__ volatile("fxsave64 %0" : "=m"(fpu_initial_state));
+}

@@ -1,0 +1,108 @@
+; The SYSCALL entry and exit, and the kernel context switch.
+
+%include "ccos/layout.inc"
+
+SYSCALL_MARK	equ 0x100	; trap_frame.vector of a system call (no IDT vector)
+
+section .text
+bits 64
+
+; SYSCALL (SDM Vol. 2B): rcx = user rip, r11 = user rflags, CS/SS from
+; STAR, RFLAGS &= ~FMASK (so IF is clear here), and rsp is still the
+; user's. swapgs gives us the per-CPU block, which holds the kernel stack.
+global syscall_entry
+syscall_entry:
+	swapgs
+	mov [gs:PERCPU_USER_RSP], rsp
+	mov rsp, [gs:PERCPU_KERNEL_RSP]
+	; The same frame an interrupt from ring 3 would leave.
+	push USER_DS			; ss
+	push qword [gs:PERCPU_USER_RSP]	; rsp
+	push r11			; rflags
+	push USER_CS			; cs
+	push rcx			; rip
+	push 0				; error code
+	push SYSCALL_MARK		; vector
+	push rdi
+	push rsi
+	push rdx
+	push rcx
+	push rax
+	push r8
+	push r9
+	push r10
+	push r11
+	push rbx
+	push rbp
+	push r12
+	push r13
+	push r14
+	push r15
+	cld
+	mov rdi, rsp
+	extern syscall_dispatch
+	call syscall_dispatch
+
+	; SYSRET is the fast way back, but it takes rip from rcx and rflags
+	; from r11, and on Intel CPUs it faults in ring 0 on a non-canonical
+	; rip. Use it only for a frame that a plain system call left: rcx ==
+	; rip, r11 == rflags, user CS, canonical rip. Anything else
+	; (execve, signal delivery, rt_sigreturn) goes out through iretq.
+	mov rcx, [rsp + TF_RIP]
+	cmp rcx, [rsp + TF_RCX]
+	jne .iret
+	mov r11, [rsp + TF_RFLAGS]
+	cmp r11, [rsp + TF_R11]
+	jne .iret
+	cmp qword [rsp + TF_CS], USER_CS
+	jne .iret
+	mov rax, rcx
+	shl rax, 16
+	sar rax, 16
+	cmp rax, rcx
+	jne .iret
+
+	pop r15
+	pop r14
+	pop r13
+	pop r12
+	pop rbp
+	pop rbx
+	pop r11
+	pop r10
+	pop r9
+	pop r8
+	pop rax
+	pop rcx
+	pop rdx
+	pop rsi
+	pop rdi
+	mov rsp, [rsp + TF_RSP - TF_VECTOR]
+	swapgs
+	o64 sysret
+
+.iret:
+	extern trap_return
+	jmp trap_return
+
+; switch_to(uint64_t *save_rsp, uint64_t new_rsp): save the callee-saved
+; registers on this stack, park its rsp in *save_rsp, and resume the
+; context whose stack is new_rsp. The other side returns from its own
+; switch_to call (or, for a new process, into trap_return).
+global switch_to
+switch_to:
+	push rbp
+	push rbx
+	push r12
+	push r13
+	push r14
+	push r15
+	mov [rdi], rsp
+	mov rsp, rsi
+	pop r15
+	pop r14
+	pop r13
+	pop r12
+	pop rbx
+	pop rbp
+	ret

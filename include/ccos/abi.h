@@ -1,0 +1,76 @@
+/* The Linux x86-64 user ABI as the kernel sees it: flags, numbers and struct layouts. */
+#ifndef CCOS_ABI_H
+#define CCOS_ABI_H
+
+#include <ccos/types.h>
+#include <ccos/time_types.h>
+
+struct iovec {
+	void __user *iov_base;
+	size_t iov_len;
+};
+
+struct stat {
+	uint64_t st_dev, st_ino, st_nlink;
+	uint32_t st_mode, st_uid, st_gid, pad0;
+	uint64_t st_rdev;
+	int64_t st_size, st_blksize, st_blocks;
+	struct timespec st_atim, st_mtim, st_ctim;
+	int64_t unused[3];
+};
+BUILD_BUG_ON(sizeof(struct stat) != 144);
+
+struct utsname {
+	char sysname[65], nodename[65], release[65], version[65], machine[65], domainname[65];
+};
+
+#define S_IFREG		0100000
+#define S_IFCHR		0020000
+
+#define O_ACCMODE	03
+#define O_WRONLY	01
+#define O_RDWR		02
+#define O_CREAT		0100
+#define O_DIRECTORY	0200000
+#define AT_FDCWD	(-100)
+#define SEEK_SET	0
+#define SEEK_CUR	1
+#define SEEK_END	2
+
+#define PROT_READ	1
+#define PROT_WRITE	2
+#define PROT_EXEC	4
+#define MAP_PRIVATE	0x02
+#define MAP_SHARED	0x01
+#define MAP_FIXED	0x10
+#define MAP_ANONYMOUS	0x20
+#define MAP_FIXED_NOREPLACE 0x100000
+
+#define WNOHANG		1
+
+#define ARCH_SET_GS	0x1001
+#define ARCH_SET_FS	0x1002
+#define ARCH_GET_FS	0x1003
+#define ARCH_GET_GS	0x1004
+
+/* auxv types (elf.h) */
+#define AT_NULL		0
+#define AT_PHDR		3
+#define AT_PHENT	4
+#define AT_PHNUM	5
+#define AT_PAGESZ	6
+#define AT_BASE		7
+#define AT_ENTRY	9
+#define AT_UID		11
+#define AT_EUID		12
+#define AT_GID		13
+#define AT_EGID		14
+#define AT_PLATFORM	15
+#define AT_HWCAP	16
+#define AT_CLKTCK	17
+#define AT_SECURE	23
+#define AT_RANDOM	25
+#define AT_EXECFN	31
+#define AT_SYSINFO_EHDR	33
+
+#endif

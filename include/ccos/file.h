@@ -1,0 +1,43 @@
+/* Files: the GRUB modules as read-only files, the console, /proc, file descriptors. */
+#ifndef CCOS_FILE_H
+#define CCOS_FILE_H
+
+#include <ccos/types.h>
+
+struct module_file {
+	const char *name;	/* the module string: /bin/init */
+	const uint8_t *data;
+	size_t size;
+};
+
+struct file;
+struct stat;
+
+struct file_ops {
+	ssize_t (*read)(struct file *f, char __user *buf, size_t n);
+	ssize_t (*write)(struct file *f, const char __user *buf, size_t n);
+	long (*ioctl)(struct file *f, unsigned long req, uint64_t arg);
+	void (*release)(struct file *f);
+};
+
+struct file {
+	const struct file_ops *ops;
+	int refs;
+	uint64_t offset;
+	const uint8_t *data;	/* a module's bytes, or a generated text */
+	size_t size;
+	bool is_console;
+};
+
+void files_init(void);
+const struct module_file *module_lookup(const char *path);
+struct file *file_open_path(const char *path, int flags, long *err);
+struct file *console_file(void);
+struct file *file_get(struct file *f);
+void file_put(struct file *f);
+int fd_install(struct file *f);
+
+/* Generated /proc files (kernel/procfs.c): a kmalloc'd text, its length. */
+char *procfs_generate(const char *path, size_t *len);
+
+#endif

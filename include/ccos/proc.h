@@ -1,0 +1,128 @@
+/* Processes: the process structure, the scheduler and the per-CPU data. */
+#ifndef CCOS_PROC_H
+#define CCOS_PROC_H
+
+#include <ccos/types.h>
+#include <ccos/trap.h>
+#include <ccos/signal.h>
+
+#define NPROC		64
+#define NOFILE		32
+#define KSTACK_SIZE	(16 * 1024)
+
+enum proc_state { PROC_UNUSED, PROC_RUNNABLE, PROC_RUNNING, PROC_SLEEPING, PROC_ZOMBIE };
+
+/* A user memory area, as /proc/self/maps shows it. */
+struct vma {
+	uint64_t start, end;
+	int prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC */
+	const char *name;	/* a path, "[heap]", "[stack]", or NULL */
+	uint64_t offset;	/* in the file, for ELF segments */
+	struct vma *next;	/* sorted by address */
+};
+
+/* An address space: page tables and the areas in them. */
+struct mm {
+	uint64_t pml4;
+	struct vma *vmas;
+	uint64_t brk_start, brk;
+	uint64_t vdso_base;
+	int refs;
+};
+
+struct file;
+
+struct process {
+	int pid;
+	enum proc_state state;
+	char comm[16];
+	struct process *parent;
+	int exit_status;		/* wait4's encoding */
+
+	/* Kernel side: the stack, the saved user registers, the context. */
+	uint64_t kstack;		/* lowest address; a guard page lies below */
+	struct trap_frame *tf;		/* at the top of the kernel stack */
+	uint64_t context;		/* saved kernel rsp while switched out */
+	uint8_t fpu[512] __aligned(16);	/* fxsave area: x87, SSE registers */
+	uint64_t fs_base, gs_base;
+
+	struct mm *mm;			/* shared with the parent during vfork */
+
+	struct file *files[NOFILE];
+
+	/* Sleeping: on a channel, until a time, or both. */
+	const void *wait_chan;
+	uint64_t wake_at_ns;		/* 0 = no deadline */
+	struct process *vfork_parent;	/* woken when this child execs or exits */
+
+	struct signal_state sig;
+	int seccomp_mode;
+	uint64_t clear_child_tid;
+};
+
+/* Per-CPU data, found through the GS base in the kernel (swapgs). */
+struct percpu {
+	struct percpu *self;
+	uint64_t kernel_rsp;		/* loaded by the SYSCALL entry */
+	uint64_t user_rsp;		/* the user's rsp, saved there */
+	struct process *current;
+};
+
+extern struct percpu cpu0;
+extern struct process *init_process;
+extern struct process proc_table[NPROC];
+
+static inline struct process *current(void)
+{
+	return cpu0.current;
+}
+
+/* kernel/proc.c */
+void proc_init(void);
+struct process *proc_alloc(void);
+void proc_free(struct process *p);
+struct process *proc_find(int pid);
+__noreturn void proc_exit(int status);
+__noreturn void start_init(void);
+long do_fork(bool share_mm);
+void exit_status_set(struct process *p, int status);
+
+/* kernel/sched.c */
+__noreturn void scheduler(void);
+void yield(void);
+void schedule(void);
+void sleep_on(const void *chan);
+void sleep_until(const void *chan, uint64_t wake_at_ns);
+void wakeup(const void *chan);
+void sched_tick(struct trap_frame *tf);
+void return_to_user(struct trap_frame *tf);
+extern volatile bool need_resched;
+
+/* kernel/vm.c: address spaces */
+struct mm *mm_create(void);
+struct mm *mm_copy(struct mm *old);
+void mm_release(struct mm *mm);
+int mm_map(struct mm *mm, uint64_t start, uint64_t len, int prot, const char *name);
+int mm_unmap(struct mm *mm, uint64_t start, uint64_t len);
+int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot);
+uint64_t mm_find_gap(struct mm *mm, uint64_t len);
+struct vma *mm_find_vma(struct mm *mm, uint64_t addr);
+int copy_to_mm(struct mm *mm, uint64_t va, const void *src, size_t n);
+int copy_from_mm(struct mm *mm, void *dst, uint64_t va, size_t n);
+int copy_from_mm_or_gate(struct mm *mm, void *dst, uint64_t va, size_t n);
+uint64_t prot_to_pte(int prot);
+
+/* arch/x86/vdso: map the vDSO into a new address space (AT_SYSINFO_EHDR) */
+int map_vdso(struct mm *mm);
+
+/* kernel/exec.c */
+int exec_image(struct process *p, const char *path, char *const argv[], int argc,
+	       char *const envp[], int envc);
+
+/* arch/x86/syscall_entry.asm and arch/x86/syscall.c */
+void switch_to(uint64_t *save_rsp, uint64_t new_rsp);
+void syscall_init(void);
+void fpu_init(void);
+extern uint8_t fpu_initial_state[512];
+
+#endif

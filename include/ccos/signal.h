@@ -1,0 +1,99 @@
+/* Signals: Linux's numbers, siginfo and sigaction, and the per-process state. */
+#ifndef CCOS_SIGNAL_H
+#define CCOS_SIGNAL_H
+
+#include <ccos/types.h>
+
+#define NSIG		64
+#define SIGHUP		1
+#define SIGINT		2
+#define SIGQUIT		3
+#define SIGILL		4
+#define SIGTRAP		5
+#define SIGABRT		6
+#define SIGBUS		7
+#define SIGFPE		8
+#define SIGKILL		9
+#define SIGUSR1		10
+#define SIGSEGV		11
+#define SIGUSR2		12
+#define SIGPIPE		13
+#define SIGALRM		14
+#define SIGTERM		15
+#define SIGCHLD		17
+#define SIGCONT		18
+#define SIGSTOP		19
+#define SIGSYS		31
+
+/* si_code values */
+#define SI_USER		0
+#define SI_KERNEL	0x80
+#define SEGV_MAPERR	1
+#define SEGV_ACCERR	2
+#define ILL_ILLOPN	2
+#define FPE_INTDIV	1
+#define TRAP_BRKPT	1
+#define TRAP_TRACE	2
+#define BUS_ADRALN	1
+
+/* siginfo_t as Linux lays it out for these signals (128 bytes). */
+typedef struct {
+	int si_signo, si_errno, si_code, pad;
+	union {
+		struct { int pid; uint32_t uid; } kill;
+		struct { uint64_t addr; } fault;
+		struct { int pid; uint32_t uid; int status; } chld;
+		char raw[112];
+	};
+} siginfo_t;
+BUILD_BUG_ON(sizeof(siginfo_t) != 128);
+
+#define SA_SIGINFO	0x00000004
+#define SA_ONSTACK	0x08000000
+#define SA_RESTART	0x10000000
+#define SA_NODEFER	0x40000000
+#define SA_RESETHAND	0x80000000
+#define SA_RESTORER	0x04000000
+#define SIG_DFL		0ul
+#define SIG_IGN		1ul
+
+/* The kernel's struct sigaction for rt_sigaction (not libc's). */
+struct k_sigaction {
+	uint64_t handler;
+	uint64_t flags;
+	uint64_t restorer;
+	uint64_t mask;
+};
+
+typedef struct {
+	uint64_t ss_sp;
+	int ss_flags;
+	int pad;
+	uint64_t ss_size;
+} stack_t;
+#define SS_ONSTACK	1
+#define SS_DISABLE	2
+
+struct signal_state {
+	uint64_t pending, blocked;		/* bit (sig - 1) */
+	struct k_sigaction action[NSIG];
+	siginfo_t info[NSIG];			/* what the pending ones carry */
+	stack_t altstack;
+	uint64_t fault_trapno, fault_err, fault_cr2;	/* for the next frame's sigcontext */
+};
+
+struct process;
+struct trap_frame;
+
+#define SIGBIT(sig)	(1ul << ((sig) - 1))
+
+/* Queue sig for p (info NULL: sent by the kernel with SI_KERNEL). */
+void send_signal(struct process *p, int sig, const siginfo_t *info);
+/* A fault in user mode becomes a signal to the current process. */
+void force_sig_fault(int sig, int code, uint64_t addr, struct trap_frame *tf);
+/* On the way back to user mode: run the default action or build a frame. */
+void deliver_signals(struct trap_frame *tf);
+bool signal_pending(struct process *p);
+void user_fault_init(void);
+
+#endif

@@ -1,0 +1,125 @@
+/* The ELF loader: checks a static x86-64 executable and maps its segments. */
+#include <ccos/elf.h>
+#include <ccos/proc.h>
+#include <ccos/mm.h>
+#include <ccos/abi.h>
+#include <ccos/errno.h>
+#include <ccos/printk.h>
+#include <ccos/lib.h>
+
+#define ET_DYN_BASE	0x0000555555554000ul	/* where a static-pie is loaded */
+#define MIN_ADDR	0x10000ul		/* as Linux's mmap_min_addr */
+
+static int refuse(const char *path, const char *why)
+{
+	printk(KERN_WARNING "exec %s: %s; not an executable ccos can run\n", path, why);
+	return -ENOEXEC;
+}
+
+static bool add_overflows(uint64_t a, uint64_t b, uint64_t *sum)
+{
+	return __builtin_add_overflow(a, b, sum);
+}
+
+static const char *check_header(const Elf64_Ehdr *eh, size_t size)
+{
+	uint64_t end;
+
+	if (size < sizeof(*eh) || memcmp(eh->e_ident, "\177ELF", 4))
+		return "no ELF magic";
+	if (eh->e_ident[4] != 2)
+		return "not a 64-bit ELF (EI_CLASS)";
+	if (eh->e_ident[5] != 1)
+		return "not little-endian (EI_DATA)";
+	if (eh->e_machine != EM_X86_64)
+		return "not an x86-64 program (e_machine)";
+	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
+		return "neither ET_EXEC nor ET_DYN";
+	if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum == 0 || eh->e_phnum > 64)
+		return "bad program header size or count";
+	if (add_overflows(eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr), &end) ||
+	    end > size)
+		return "program headers past the end of the file";
+	return NULL;
+}
+
+static const char *check_segment(const Elf64_Phdr *ph, uint64_t base, size_t size)
+{
+	uint64_t end;
+
+	if (ph->p_filesz > ph->p_memsz)
+		return "a segment's file size exceeds its memory size";
+	if (add_overflows(ph->p_offset, ph->p_filesz, &end) || end > size)
+		return "a segment reaches past the end of the file (truncated?)";
+	if (add_overflows(base + ph->p_vaddr, ph->p_memsz, &end) || end > USER_TOP ||
+	    base + ph->p_vaddr < MIN_ADDR)
+		return "a segment lies outside user space";
+	if ((ph->p_flags & PF_W) && (ph->p_flags & PF_X))
+		return "a segment is both writable and executable";
+	if (ph->p_memsz > (256ul << 20))
+		return "a segment is absurdly large";
+	return NULL;
+}
+
+static int seg_prot(uint32_t flags)
+{
+	return (flags & PF_R ? PROT_READ : 0) | (flags & PF_W ? PROT_WRITE : 0) |
+	       (flags & PF_X ? PROT_EXEC : 0);
+}
+
+int elf_load(struct mm *mm, const char *path, const uint8_t *image, size_t size,
+	     struct elf_info *info)
+{
+	const Elf64_Ehdr *eh = (const void *)image;
+	const Elf64_Phdr *ph;
+	const char *why = check_header(eh, size);
+	uint64_t base = 0, prev_end = 0;
+	int i, err;
+
+	if (why)
+		return refuse(path, why);
+	if (eh->e_type == ET_DYN)
+		base = ET_DYN_BASE;
+	ph = (const void *)(image + eh->e_phoff);
+
+	/* Check everything before mapping anything. */
+	for (i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type == PT_INTERP)
+			return refuse(path, "it asks for a dynamic linker (PT_INTERP); ccos runs static programs");
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		if ((why = check_segment(&ph[i], base, size)))
+			return refuse(path, why);
+		if (ALIGN_DOWN(base + ph[i].p_vaddr, PAGE_SIZE) < prev_end)
+			return refuse(path, "segments overlap or are out of order");
+		prev_end = ALIGN_UP(base + ph[i].p_vaddr + ph[i].p_memsz, PAGE_SIZE);
+	}
+	if (!prev_end)
+		return refuse(path, "no loadable segment");
+
+	memset(info, 0, sizeof(*info));
+	for (i = 0; i < eh->e_phnum; i++) {
+		uint64_t start, end;
+
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		start = ALIGN_DOWN(base + ph[i].p_vaddr, PAGE_SIZE);
+		end = ALIGN_UP(base + ph[i].p_vaddr + ph[i].p_memsz, PAGE_SIZE);
+		err = mm_map(mm, start, end - start, seg_prot(ph[i].p_flags), path);
+		if (err)
+			return err;
+		mm_find_vma(mm, start)->offset = ALIGN_DOWN(ph[i].p_offset, PAGE_SIZE);
+		/* The file's bytes; the rest (bss) stays zero from mm_map. */
+		err = copy_to_mm(mm, base + ph[i].p_vaddr, image + ph[i].p_offset, ph[i].p_filesz);
+		if (err)
+			return err;
+		/* AT_PHDR: where the program headers are in memory. */
+		if (eh->e_phoff >= ph[i].p_offset && eh->e_phoff < ph[i].p_offset + ph[i].p_filesz)
+			info->phdr = base + ph[i].p_vaddr + eh->e_phoff - ph[i].p_offset;
+		info->brk = MAX(info->brk, end);
+	}
+	info->entry = base + eh->e_entry;
+	info->phnum = eh->e_phnum;
+	info->base = base;
+	return 0;
+}

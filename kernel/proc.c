@@ -1,0 +1,250 @@
+/* Processes: the table, fork, exit and wait, and starting init. */
+#include <ccos/proc.h>
+#include <ccos/file.h>
+#include <ccos/boot.h>
+#include <ccos/mm.h>
+#include <ccos/abi.h>
+#include <ccos/errno.h>
+#include <ccos/lib.h>
+#include <ccos/power.h>
+#include <ccos/printk.h>
+#include <ccos/uaccess.h>
+
+struct process proc_table[NPROC];
+struct process *init_process;
+static int next_pid = 1;
+
+/* Kernel stacks live in their own range, each above an unmapped guard page. */
+#define KSTACK_AREA	0xffffc00000000000ul
+#define KSTACK_SLOT	(KSTACK_SIZE + PAGE_SIZE)
+
+extern void trap_return(void);
+
+static bool map_kstack(struct process *p)
+{
+	uint64_t base = KSTACK_AREA + (p - proc_table) * KSTACK_SLOT + PAGE_SIZE, off;
+
+	for (off = 0; off < KSTACK_SIZE; off += PAGE_SIZE) {
+		uint64_t f = frame_alloc();
+
+		if (!f || map_page(kernel_pml4, base + off, f, PTE_W | PTE_NX)) {
+			if (f)
+				frame_free(f);
+			while (off) {
+				off -= PAGE_SIZE;
+				frame_free(*walk_pte(kernel_pml4, base + off) & PTE_ADDR);
+				unmap_page(kernel_pml4, base + off);
+			}
+			return false;
+		}
+	}
+	p->kstack = base;
+	return true;
+}
+
+static void unmap_kstack(struct process *p)
+{
+	uint64_t off;
+
+	for (off = 0; off < KSTACK_SIZE; off += PAGE_SIZE) {
+		frame_free(*walk_pte(kernel_pml4, p->kstack + off) & PTE_ADDR);
+		unmap_page(kernel_pml4, p->kstack + off);
+	}
+}
+
+/*
+ * A new process whose kernel stack is ready for its first switch_to: the
+ * trap frame at the top (to be filled by fork or exec), below it the
+ * return address trap_return and six zeroed callee-saved registers.
+ */
+struct process *proc_alloc(void)
+{
+	struct process *p;
+	uint64_t *sp;
+
+	for (p = proc_table; p < proc_table + NPROC; p++)
+		if (p->state == PROC_UNUSED)
+			break;
+	if (p == proc_table + NPROC)
+		return NULL;
+	memset(p, 0, sizeof(*p));
+	if (!map_kstack(p))
+		return NULL;
+	p->pid = next_pid++;
+	p->tf = (struct trap_frame *)(p->kstack + KSTACK_SIZE) - 1;
+	memset(p->tf, 0, sizeof(*p->tf));
+	sp = (uint64_t *)p->tf;
+	*--sp = (uint64_t)trap_return;
+	sp -= 6;
+	memset(sp, 0, 6 * 8);
+	p->context = (uint64_t)sp;
+	p->sig.altstack.ss_flags = SS_DISABLE;
+	p->state = PROC_SLEEPING;	/* not runnable until its creator says so */
+	return p;
+}
+
+void proc_free(struct process *p)
+{
+	unmap_kstack(p);
+	p->state = PROC_UNUSED;
+	p->pid = 0;
+}
+
+struct process *proc_find(int pid)
+{
+	struct process *p;
+
+	for (p = proc_table; p < proc_table + NPROC; p++)
+		if (p->pid == pid && p->state != PROC_UNUSED)
+			return p;
+	return NULL;
+}
+
+/* fork (a copy of the address space) and vfork (the same one, parent waits). */
+long do_fork(bool share_mm)
+{
+	struct process *parent = current(), *child = proc_alloc();
+	int fd;
+
+	if (!child)
+		return -EAGAIN;
+	if (share_mm) {
+		child->mm = parent->mm;
+		child->mm->refs++;
+	} else if (!(child->mm = mm_copy(parent->mm))) {
+		proc_free(child);
+		return -ENOMEM;
+	}
+	memcpy(child->comm, parent->comm, sizeof(child->comm));
+	child->parent = parent;
+	*child->tf = *parent->tf;
+	child->tf->rax = 0;			/* fork returns 0 in the child */
+	__asm__ volatile("fxsave64 %0" : "=m"(parent->fpu));
+	memcpy(child->fpu, parent->fpu, sizeof(child->fpu));
+	child->fs_base = parent->fs_base;
+	child->gs_base = parent->gs_base;
+	for (fd = 0; fd < NOFILE; fd++)
+		if (parent->files[fd])
+			child->files[fd] = file_get(parent->files[fd]);
+	child->sig.blocked = parent->sig.blocked;
+	memcpy(child->sig.action, parent->sig.action, sizeof(child->sig.action));
+	child->sig.altstack = parent->sig.altstack;
+	child->seccomp_mode = parent->seccomp_mode;
+	child->state = PROC_RUNNABLE;
+	if (share_mm) {
+		child->vfork_parent = parent;
+		while (child->vfork_parent == parent && child->state != PROC_ZOMBIE)
+			sleep_on(parent);
+	}
+	return child->pid;
+}
+
+/* The process ends: everything but its slot and kernel stack goes now; wait4 frees those. */
+void proc_exit(int status)
+{
+	struct process *p = current(), *c;
+	int fd;
+
+	if (p == init_process) {
+		int code = (status & 0x7f) ? 128 + (status & 0x7f) : (status >> 8) & 0xff;
+
+		if (status & 0x7f)
+			printk("ccos: init was killed by signal %d\n", status & 0x7f);
+		printk("ccos: init exited with status %d\n", code);
+		power_off(code);
+	}
+	for (fd = 0; fd < NOFILE; fd++) {
+		if (p->files[fd]) {
+			file_put(p->files[fd]);
+			p->files[fd] = NULL;
+		}
+	}
+	mm_release(p->mm);
+	p->mm = NULL;
+	if (p->clear_child_tid)
+		p->clear_child_tid = 0;	/* no threads, so nobody to wake */
+	for (c = proc_table; c < proc_table + NPROC; c++) {
+		if (c->parent == p && c->state != PROC_UNUSED) {
+			c->parent = init_process;	/* orphans go to init */
+			if (c->state == PROC_ZOMBIE)
+				wakeup(init_process);
+		}
+	}
+	if (p->vfork_parent) {
+		wakeup(p->vfork_parent);
+		p->vfork_parent = NULL;
+	}
+	p->exit_status = status;
+	p->state = PROC_ZOMBIE;
+	wakeup(p->parent);
+	schedule();			/* never to return: zombies do not run */
+	panic("a zombie ran");
+}
+
+static bool wait_matches(struct process *c, long pid)
+{
+	return pid == -1 || pid == 0 || pid < -1 || c->pid == pid;
+}
+
+long sys_wait4(long pid, int __user *ustatus, long options, void __user *rusage)
+{
+	struct process *p = current(), *c;
+
+	if (options & ~1l)	/* WNOHANG only */
+		return -EINVAL;
+	for (;;) {
+		bool have_child = false;
+
+		for (c = proc_table; c < proc_table + NPROC; c++) {
+			int cpid;
+
+			if (c->parent != p || c->state == PROC_UNUSED || !wait_matches(c, pid))
+				continue;
+			have_child = true;
+			if (c->state != PROC_ZOMBIE)
+				continue;
+			if (ustatus && put_user(c->exit_status, ustatus))
+				return -EFAULT;
+			if (rusage && copy_to_user(rusage, (char[144]){ 0 }, 144))
+				return -EFAULT;
+			cpid = c->pid;
+			proc_free(c);
+			return cpid;
+		}
+		if (!have_child)
+			return -ECHILD;
+		if (options & WNOHANG)
+			return 0;
+		sleep_on(p);
+		if (signal_pending(p))
+			return -EINTR;
+	}
+}
+
+/* Process 1: the program named by init= with the words after -- as its arguments. */
+void start_init(void)
+{
+	struct process *p = proc_alloc();
+	char *argv[MAX_INIT_ARGS + 1], *envp[] = { "HOME=/", "TERM=linux" };
+	int i, err;
+
+	if (!p)
+		panic("no memory for process 1");
+	init_process = p;
+	argv[0] = boot_options.init;
+	for (i = 0; i < boot_options.init_argc; i++)
+		argv[i + 1] = boot_options.init_argv[i];
+	for (i = 0; i < 3; i++) {
+		p->files[i] = i ? file_get(p->files[0]) : console_file();
+		if (!p->files[i])
+			panic("no memory for the console file");
+	}
+	err = exec_image(p, boot_options.init, argv, boot_options.init_argc + 1, envp, 2);
+	if (err)
+		panic("cannot start init %s: error %d (%s)", boot_options.init, err,
+		      err == -2 ? "no such module: check the module2 lines of grub.cfg" :
+		      err == -8 ? "not an executable ccos can run (see above)" : "see above");
+	printk("ccos: starting %s as pid %d\n", boot_options.init, p->pid);
+	p->state = PROC_RUNNABLE;
+	scheduler();
+}

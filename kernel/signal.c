@@ -1,0 +1,287 @@
+/* Signals: sending, default actions, Linux's rt_sigframe, rt_sigreturn, sigaltstack. */
+#include <ccos/syscall.h>
+#include <ccos/proc.h>
+#include <ccos/errno.h>
+#include <ccos/lib.h>
+#include <ccos/uaccess.h>
+#include <ccos/x86.h>
+
+#define UNBLOCKABLE	(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
+#define MINSIGSTKSZ	2048
+
+/* Linux's struct sigcontext: the registers in this order (asm/sigcontext.h). */
+struct sigcontext {
+	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
+	uint64_t rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip, eflags;
+	uint16_t cs, gs, fs, ss;
+	uint64_t err, trapno, oldmask, cr2;
+	uint64_t fpstate;		/* user address of the fxsave area */
+	uint64_t reserved[8];
+};
+
+struct ucontext {
+	uint64_t uc_flags;
+	uint64_t uc_link;
+	stack_t uc_stack;
+	struct sigcontext uc_mcontext;
+	uint64_t uc_sigmask;
+};
+
+/* What the handler finds at its rsp: the return address first. */
+struct rt_sigframe {
+	uint64_t pretcode;		/* sa_restorer, which calls rt_sigreturn */
+	struct ucontext uc;
+	siginfo_t info;
+};
+
+BUILD_BUG_ON(sizeof(struct sigcontext) != 256);
+BUILD_BUG_ON(offsetof(struct ucontext, uc_mcontext) != 40);
+BUILD_BUG_ON(offsetof(struct rt_sigframe, info) != 8 + 304);
+
+bool signal_pending(struct process *p)
+{
+	return p->sig.pending & (~p->sig.blocked | UNBLOCKABLE);
+}
+
+void send_signal(struct process *p, int sig, const siginfo_t *info)
+{
+	siginfo_t *si = &p->sig.info[sig - 1];
+
+	if (info)
+		*si = *info;
+	else
+		*si = (siginfo_t){ .si_signo = sig, .si_code = SI_KERNEL };
+	si->si_signo = sig;
+	p->sig.pending |= SIGBIT(sig);
+	/* Sleeps are interruptible: the sleeper sees the signal and returns -EINTR. */
+	if (p->state == PROC_SLEEPING && signal_pending(p))
+		p->state = PROC_RUNNABLE;
+}
+
+/*
+ * A fault of the current process: as Linux's force_sig_fault, a blocked or
+ * ignored synchronous signal cannot be dodged, since returning would just
+ * fault again: it is unblocked and its action reset to the default.
+ */
+void force_sig_fault(int sig, int code, uint64_t addr, struct trap_frame *tf)
+{
+	struct process *p = current();
+	siginfo_t info = { .si_signo = sig, .si_code = code, .fault.addr = addr };
+	struct k_sigaction *ka = &p->sig.action[sig - 1];
+
+	if ((p->sig.blocked & SIGBIT(sig)) || ka->handler == SIG_IGN) {
+		p->sig.blocked &= ~SIGBIT(sig);
+		ka->handler = SIG_DFL;
+	}
+	p->sig.fault_trapno = tf->vector;
+	p->sig.fault_err = tf->error_code;
+	p->sig.fault_cr2 = sig == SIGSEGV || sig == SIGBUS ? addr : 0;
+	send_signal(p, sig, &info);
+}
+
+static bool default_ignores(int sig)
+{
+	/* No job control in ccos: the stop signals are ignored too. */
+	return sig == SIGCHLD || sig == SIGCONT || sig == 23 /* SIGURG */ ||
+	       sig == 28 /* SIGWINCH */ || sig == SIGSTOP || sig == 20 || sig == 21 || sig == 22;
+}
+
+static bool on_altstack(const struct process *p, uint64_t sp)
+{
+	const stack_t *ss = &p->sig.altstack;
+
+	return !(ss->ss_flags & SS_DISABLE) && sp > ss->ss_sp && sp <= ss->ss_sp + ss->ss_size;
+}
+
+/* Build the rt_sigframe on the user stack and point the registers at the handler. */
+static bool setup_frame(struct process *p, int sig, struct k_sigaction *ka, struct trap_frame *tf)
+{
+	uint8_t fpu[512] __aligned(16);
+	struct rt_sigframe f = { 0 };
+	uint64_t sp = tf->rsp, fpstate, frame;
+	struct sigcontext *sc = &f.uc.uc_mcontext;
+
+	if ((ka->flags & SA_ONSTACK) && !(p->sig.altstack.ss_flags & SS_DISABLE) &&
+	    !on_altstack(p, sp))
+		sp = p->sig.altstack.ss_sp + p->sig.altstack.ss_size;
+	else
+		sp -= 128;			/* step over the red zone (psABI §3.2.2) */
+	fpstate = ALIGN_DOWN(sp - sizeof(fpu), 64);
+	frame = ALIGN_DOWN(fpstate - sizeof(f), 16) - 8;	/* as if just called */
+
+	if (!(ka->flags & SA_RESTORER))
+		return false;		/* x86-64 has no kernel-provided return trampoline */
+	f.pretcode = ka->restorer;
+	f.uc.uc_stack = p->sig.altstack;
+	f.uc.uc_stack.ss_flags = on_altstack(p, tf->rsp) ? SS_ONSTACK : p->sig.altstack.ss_flags;
+	*sc = (struct sigcontext){
+		tf->r8, tf->r9, tf->r10, tf->r11, tf->r12, tf->r13, tf->r14, tf->r15,
+		tf->rdi, tf->rsi, tf->rbp, tf->rbx, tf->rdx, tf->rax, tf->rcx, tf->rsp,
+		tf->rip, tf->rflags, tf->cs, 0, 0, tf->ss,
+		.err = p->sig.fault_err, .trapno = p->sig.fault_trapno,
+		.oldmask = p->sig.blocked, .cr2 = p->sig.fault_cr2, .fpstate = fpstate,
+	};
+	f.uc.uc_sigmask = p->sig.blocked;
+	f.info = p->sig.info[sig - 1];
+
+	__asm__ volatile("fxsave64 %0" : "=m"(fpu));
+	if (copy_to_user((void __user *)fpstate, fpu, sizeof(fpu)) ||
+	    copy_to_user((void __user *)frame, &f, sizeof(f)))
+		return false;
+
+	/* The handler runs with a clean FPU, DF clear and no single-stepping. */
+	__asm__ volatile("fxrstor64 %0" : : "m"(fpu_initial_state));
+	tf->rdi = sig;
+	tf->rsi = frame + offsetof(struct rt_sigframe, info);
+	tf->rdx = frame + offsetof(struct rt_sigframe, uc);
+	tf->rax = 0;
+	tf->rsp = frame;
+	tf->rip = ka->handler;
+	tf->rflags &= ~(RFLAGS_TF | (1ul << 10) | RFLAGS_AC);
+	tf->cs = USER_CS;
+	tf->ss = USER_DS;
+	return true;
+}
+
+void deliver_signals(struct trap_frame *tf)
+{
+	struct process *p = current();
+	uint64_t ready;
+
+	while ((ready = p->sig.pending & (~p->sig.blocked | UNBLOCKABLE))) {
+		int sig = __builtin_ctzl(ready) + 1;
+		struct k_sigaction *ka = &p->sig.action[sig - 1];
+
+		p->sig.pending &= ~SIGBIT(sig);
+		if (sig == SIGKILL || ka->handler == SIG_DFL) {
+			if (sig != SIGKILL && default_ignores(sig))
+				continue;
+			proc_exit(sig);		/* the wait status of a signal death */
+		}
+		if (ka->handler == SIG_IGN)
+			continue;
+		if (!setup_frame(p, sig, ka, tf))
+			proc_exit(SIGSEGV);	/* no usable stack for the frame */
+		p->sig.blocked |= ka->mask & ~UNBLOCKABLE;
+		if (!(ka->flags & SA_NODEFER))
+			p->sig.blocked |= SIGBIT(sig);
+		if (ka->flags & SA_RESETHAND)
+			ka->handler = SIG_DFL;
+		p->sig.fault_trapno = p->sig.fault_err = p->sig.fault_cr2 = 0;
+		return;				/* one handler at a time */
+	}
+}
+
+/*
+ * Back from a handler: restore what the frame says, but only what user
+ * mode may have: user segments, a user-half rip, and the rflags bits a
+ * program can set itself (no IOPL, no VM; IF stays on).
+ */
+#define USER_RFLAGS	0x254dd5ul	/* CF PF AF ZF SF TF DF OF NT RF AC ID */
+
+long sys_rt_sigreturn(void)
+{
+	struct process *p = current();
+	struct trap_frame *tf = p->tf;
+	uint64_t frame = tf->rsp - 8;
+	uint8_t fpu[512] __aligned(16);
+	struct ucontext uc;
+	struct sigcontext *sc = &uc.uc_mcontext;
+
+	if (copy_from_user(&uc, (void __user *)(frame + offsetof(struct rt_sigframe, uc)), sizeof(uc)) ||
+	    sc->rip >= USER_TOP ||
+	    (sc->fpstate && copy_from_user(fpu, (void __user *)sc->fpstate, sizeof(fpu))))
+		proc_exit(SIGSEGV);
+	tf->r8 = sc->r8; tf->r9 = sc->r9; tf->r10 = sc->r10; tf->r11 = sc->r11;
+	tf->r12 = sc->r12; tf->r13 = sc->r13; tf->r14 = sc->r14; tf->r15 = sc->r15;
+	tf->rdi = sc->rdi; tf->rsi = sc->rsi; tf->rbp = sc->rbp; tf->rbx = sc->rbx;
+	tf->rdx = sc->rdx; tf->rax = sc->rax; tf->rcx = sc->rcx; tf->rsp = sc->rsp;
+	tf->rip = sc->rip;
+	tf->rflags = (tf->rflags & ~USER_RFLAGS) | (sc->eflags & USER_RFLAGS) | RFLAGS_IF;
+	tf->cs = USER_CS;
+	tf->ss = USER_DS;
+	if (sc->fpstate) {
+		/* MXCSR bits outside the mask would make fxrstor #GP (SDM Vol. 1 §11.6.6). */
+		*(uint32_t *)(fpu + 24) &= 0xffff;
+		__asm__ volatile("fxrstor64 %0" : : "m"(fpu));
+	}
+	p->sig.blocked = uc.uc_sigmask & ~UNBLOCKABLE;
+	return tf->rax;
+}
+
+long sys_rt_sigaction(long sig, const struct k_sigaction __user *act,
+		      struct k_sigaction __user *old, size_t setsize)
+{
+	struct process *p = current();
+	struct k_sigaction ka;
+
+	if (setsize != sizeof(uint64_t) || sig < 1 || sig > NSIG)
+		return -EINVAL;
+	if (act && (sig == SIGKILL || sig == SIGSTOP))
+		return -EINVAL;
+	if (act && copy_from_user(&ka, act, sizeof(ka)))
+		return -EFAULT;
+	if (old && copy_to_user(old, &p->sig.action[sig - 1], sizeof(*old)))
+		return -EFAULT;
+	if (act) {
+		ka.mask &= ~UNBLOCKABLE;
+		p->sig.action[sig - 1] = ka;
+	}
+	return 0;
+}
+
+#define SIG_BLOCK	0
+#define SIG_UNBLOCK	1
+#define SIG_SETMASK	2
+
+long sys_rt_sigprocmask(long how, const uint64_t __user *uset, uint64_t __user *old,
+			size_t setsize)
+{
+	struct process *p = current();
+	uint64_t set;
+
+	if (setsize != sizeof(uint64_t))
+		return -EINVAL;
+	if (uset && copy_from_user(&set, uset, sizeof(set)))
+		return -EFAULT;
+	if (old && put_user(p->sig.blocked, old))
+		return -EFAULT;
+	if (!uset)
+		return 0;
+	switch (how) {
+	case SIG_BLOCK: p->sig.blocked |= set; break;
+	case SIG_UNBLOCK: p->sig.blocked &= ~set; break;
+	case SIG_SETMASK: p->sig.blocked = set; break;
+	default: return -EINVAL;
+	}
+	p->sig.blocked &= ~UNBLOCKABLE;
+	return 0;
+}
+
+long sys_sigaltstack(const stack_t __user *uss, stack_t __user *old)
+{
+	struct process *p = current();
+	bool on = on_altstack(p, p->tf->rsp);
+	stack_t ss, cur = p->sig.altstack;
+
+	if (on)
+		cur.ss_flags = SS_ONSTACK;
+	if (uss && copy_from_user(&ss, uss, sizeof(ss)))
+		return -EFAULT;
+	if (old && copy_to_user(old, &cur, sizeof(cur)))
+		return -EFAULT;
+	if (!uss)
+		return 0;
+	if (on)
+		return -EPERM;		/* cannot change the stack a handler runs on */
+	if (ss.ss_flags & ~(SS_DISABLE | SS_ONSTACK))
+		return -EINVAL;
+	if (ss.ss_flags & SS_DISABLE) {
+		p->sig.altstack = (stack_t){ .ss_flags = SS_DISABLE };
+		return 0;
+	}
+	if (ss.ss_size < MINSIGSTKSZ)
+		return -ENOMEM;
+	p->sig.altstack = (stack_t){ .ss_sp = ss.ss_sp, .ss_size = ss.ss_size };
+	return 0;
+}

@@ -1,0 +1,127 @@
+/* Memory system calls: mmap, munmap, mprotect, brk, process_vm_readv. */
+#include <ccos/syscall.h>
+#include <ccos/proc.h>
+#include <ccos/mm.h>
+#include <ccos/errno.h>
+#include <ccos/lib.h>
+#include <ccos/uaccess.h>
+
+static bool range_ok(uint64_t addr, uint64_t len)
+{
+	return !(addr % PAGE_SIZE) && len && addr + len > addr && addr + len <= USER_TOP;
+}
+
+long sys_mmap(uint64_t addr, uint64_t len, long prot, long flags, long fd, long off)
+{
+	struct mm *mm = current()->mm;
+	int err;
+
+	(void)fd;
+	if (!len || off % PAGE_SIZE)
+		return -EINVAL;
+	if (!(flags & MAP_ANONYMOUS))
+		return -ENODEV;		/* only anonymous memory: modules are read with read() */
+	if ((flags & (MAP_PRIVATE | MAP_SHARED)) != MAP_PRIVATE)
+		return -EINVAL;
+	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
+		return -EINVAL;
+	len = ALIGN_UP(len, PAGE_SIZE);
+	if (!len)
+		return -ENOMEM;
+	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
+		if (!range_ok(addr, len) || addr < 0x10000)
+			return -EINVAL;
+		if ((flags & MAP_FIXED_NOREPLACE) && mm_find_vma(mm, addr))
+			return -EEXIST;
+	} else {
+		addr = mm_find_gap(mm, len);
+		if (!addr)
+			return -ENOMEM;
+	}
+	err = mm_map(mm, addr, len, prot, NULL);
+	return err ? err : (long)addr;
+}
+
+long sys_munmap(uint64_t addr, uint64_t len)
+{
+	if (!range_ok(addr, len))
+		return -EINVAL;
+	return mm_unmap(current()->mm, addr, ALIGN_UP(len, PAGE_SIZE));
+}
+
+long sys_mprotect(uint64_t addr, uint64_t len, long prot)
+{
+	if (addr % PAGE_SIZE || prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
+		return -EINVAL;
+	if (!len)
+		return 0;
+	if (!range_ok(addr, len))
+		return -ENOMEM;
+	return mm_protect(current()->mm, addr, ALIGN_UP(len, PAGE_SIZE), prot);
+}
+
+#define BRK_MAX	(64ul << 20)	/* the heap's limit, like RLIMIT_DATA */
+
+/* Linux's brk: the new break, or the old one when the request fails. */
+long sys_brk(uint64_t brk)
+{
+	struct mm *mm = current()->mm;
+	uint64_t old_top = ALIGN_UP(mm->brk, PAGE_SIZE), new_top = ALIGN_UP(brk, PAGE_SIZE);
+
+	if (brk < mm->brk_start || brk > mm->brk_start + BRK_MAX)
+		return mm->brk;
+	if (new_top > old_top) {
+		uint64_t va;
+
+		for (va = old_top; va < new_top; va += PAGE_SIZE)
+			if (mm_find_vma(mm, va))
+				return mm->brk;		/* would run into a mapping */
+		if (mm_map(mm, old_top, new_top - old_top, PROT_READ | PROT_WRITE, "[heap]"))
+			return mm->brk;
+	} else if (new_top < old_top) {
+		mm_unmap(mm, new_top, old_top - new_top);
+	}
+	mm->brk = brk;
+	return brk;
+}
+
+/* Read another process's memory (itself or a child, as ptrace rules allow). */
+long sys_process_vm_readv(long pid, const struct iovec __user *local, unsigned long nlocal,
+			  const struct iovec __user *remote, unsigned long nremote,
+			  unsigned long flags)
+{
+	struct process *p = proc_find(pid), *me = current();
+	char buf[256];
+	long total = 0;
+	unsigned long li = 0, ri = 0;
+	struct iovec l, r;
+
+	if (flags || nlocal > 1024 || nremote > 1024)
+		return -EINVAL;
+	if (!p || p->state == PROC_ZOMBIE)
+		return -ESRCH;
+	if (p != me && p->parent != me)
+		return -EPERM;
+	if (!nlocal || !nremote)
+		return 0;
+	if (copy_from_user(&l, &local[0], sizeof(l)) || copy_from_user(&r, &remote[0], sizeof(r)))
+		return -EFAULT;
+	while (li < nlocal && ri < nremote) {
+		size_t n = MIN(MIN(l.iov_len, r.iov_len), sizeof(buf));
+
+		if (n && copy_from_mm_or_gate(p->mm, buf, (uint64_t)r.iov_base, n))
+			return total ? total : -EFAULT;
+		if (n && copy_to_user(l.iov_base, buf, n))
+			return total ? total : -EFAULT;
+		total += n;
+		l.iov_base = (char *)l.iov_base + n;
+		l.iov_len -= n;
+		r.iov_base = (char *)r.iov_base + n;
+		r.iov_len -= n;
+		if (!l.iov_len && ++li < nlocal && copy_from_user(&l, &local[li], sizeof(l)))
+			return total ? total : -EFAULT;
+		if (!r.iov_len && ++ri < nremote && copy_from_user(&r, &remote[ri], sizeof(r)))
+			return total ? total : -EFAULT;
+	}
+	return total;
+}

@@ -1,0 +1,216 @@
+/* Small process system calls: ids, fork, exit, kill, uname, arch_prctl, prctl, reboot. */
+#include <ccos/syscall.h>
+#include <ccos/proc.h>
+#include <ccos/errno.h>
+#include <ccos/lib.h>
+#include <ccos/power.h>
+#include <ccos/uaccess.h>
+#include <ccos/x86.h>
+#include <ccos/printk.h>
+
+long sys_fork(void)
+{
+	return do_fork(false);
+}
+
+long sys_vfork(void)
+{
+	return do_fork(true);
+}
+
+long sys_exit(long code)
+{
+	proc_exit((code & 0xff) << 8);
+}
+
+long sys_exit_group(long code)
+{
+	proc_exit((code & 0xff) << 8);
+}
+
+long sys_getpid(void)
+{
+	return current()->pid;
+}
+
+long sys_gettid(void)
+{
+	return current()->pid;	/* one thread per process */
+}
+
+long sys_getppid(void)
+{
+	struct process *parent = current()->parent;
+
+	return parent ? parent->pid : 0;
+}
+
+/* Everybody is root: there are no other users. */
+long sys_getuid(void) { return 0; }
+long sys_geteuid(void) { return 0; }
+long sys_getgid(void) { return 0; }
+long sys_getegid(void) { return 0; }
+
+long sys_kill(long pid, long sig)
+{
+	struct process *p;
+	siginfo_t info = { .si_signo = sig, .si_code = SI_USER };
+	int sent = 0;
+
+	if (sig < 0 || sig > NSIG)
+		return -EINVAL;
+	info.kill.pid = current()->pid;
+	for (p = proc_table; p < proc_table + NPROC; p++) {
+		if (p->state == PROC_UNUSED || p->state == PROC_ZOMBIE)
+			continue;
+		/* pid > 0: that process; -1: all but init and the caller; 0 or < -1: all (one group) */
+		if (pid > 0 ? p->pid != pid : pid == -1 && (p == init_process || p == current()))
+			continue;
+		if (sig)
+			send_signal(p, sig, &info);
+		sent++;
+	}
+	return sent ? 0 : -ESRCH;
+}
+
+long sys_sched_yield(void)
+{
+	yield();
+	return 0;
+}
+
+/* One CPU: the mask is bit 0, in a buffer of at least 8 bytes as Linux requires. */
+long sys_sched_getaffinity(long pid, unsigned long len, void __user *mask)
+{
+	uint64_t m = 1;
+
+	if (pid && !proc_find(pid))
+		return -ESRCH;
+	if (len < sizeof(m) || len % sizeof(long))
+		return -EINVAL;
+	if (copy_to_user(mask, &m, sizeof(m)))
+		return -EFAULT;
+	return sizeof(m);
+}
+
+long sys_sched_setaffinity(long pid, unsigned long len, const void __user *mask)
+{
+	uint64_t m = 0;
+
+	if (pid && !proc_find(pid))
+		return -ESRCH;
+	if (copy_from_user(&m, mask, MIN(len, sizeof(m))))
+		return -EFAULT;
+	return m & 1 ? 0 : -EINVAL;	/* the mask must include CPU 0 */
+}
+
+long sys_uname(struct utsname __user *u)
+{
+	struct utsname k = { 0 };
+
+	strlcpy(k.sysname, "ccos", sizeof(k.sysname));
+	strlcpy(k.nodename, "ccos", sizeof(k.nodename));
+	strlcpy(k.release, "3.1.0-ccos", sizeof(k.release));
+	strlcpy(k.version, "ccos teaching kernel", sizeof(k.version));
+	strlcpy(k.machine, "x86_64", sizeof(k.machine));
+	strlcpy(k.domainname, "(none)", sizeof(k.domainname));
+	return copy_to_user(u, &k, sizeof(k)) ? -EFAULT : 0;
+}
+
+static bool user_canonical(uint64_t a)
+{
+	return a < USER_TOP;
+}
+
+/* FS and GS bases live in MSRs; wrmsr with a non-canonical value would #GP. */
+long sys_arch_prctl(long code, uint64_t addr)
+{
+	struct process *p = current();
+
+	switch (code) {
+	case ARCH_SET_FS:
+		if (!user_canonical(addr))
+			return -EPERM;
+		p->fs_base = addr;
+		wrmsr(MSR_FS_BASE, addr);
+		return 0;
+	case ARCH_SET_GS:
+		if (!user_canonical(addr))
+			return -EPERM;
+		p->gs_base = addr;
+		wrmsr(MSR_KERNEL_GS_BASE, addr);	/* becomes GS at swapgs */
+		return 0;
+	case ARCH_GET_FS:
+		return put_user(p->fs_base, (uint64_t __user *)addr);
+	case ARCH_GET_GS:
+		return put_user(p->gs_base, (uint64_t __user *)addr);
+	}
+	return -EINVAL;
+}
+
+long sys_set_tid_address(int __user *tidptr)
+{
+	current()->clear_child_tid = (uint64_t)tidptr;
+	return current()->pid;
+}
+
+/* Linux's magic numbers and the power-off command. */
+#define REBOOT_MAGIC1		0xfee1dead
+#define REBOOT_MAGIC2		672274793
+#define REBOOT_CMD_POWER_OFF	0x4321fedc
+
+long sys_reboot(long magic1, long magic2, long cmd, void __user *arg)
+{
+	(void)arg;
+	if ((uint32_t)magic1 != REBOOT_MAGIC1 || magic2 != REBOOT_MAGIC2)
+		return -EINVAL;
+	if ((uint32_t)cmd != REBOOT_CMD_POWER_OFF)
+		return -EINVAL;
+	printk("ccos: reboot(POWER_OFF) from %s[%d]\n", current()->comm, current()->pid);
+	power_off(0);
+}
+
+#define PR_SET_NAME		15
+#define PR_GET_NAME		16
+#define PR_GET_SECCOMP		21
+#define PR_SET_SECCOMP		22
+#define SECCOMP_MODE_STRICT	1
+
+long sys_prctl(long option, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	struct process *p = current();
+	char name[16];
+	long len;
+
+	(void)a3, (void)a4, (void)a5;
+	switch (option) {
+	case PR_SET_NAME:
+		len = strncpy_from_user(name, (const char __user *)a2, sizeof(name));
+		if (len == -EFAULT)
+			return -EFAULT;
+		name[sizeof(name) - 1] = '\0';
+		memcpy(p->comm, name, sizeof(name));
+		return 0;
+	case PR_GET_NAME:
+		return copy_to_user((void __user *)a2, p->comm, sizeof(p->comm)) ? -EFAULT : 0;
+	case PR_GET_SECCOMP:
+		return p->seccomp_mode;
+	case PR_SET_SECCOMP:
+		if (a2 != SECCOMP_MODE_STRICT)
+			return -EINVAL;
+		p->seccomp_mode = SECCOMP_MODE_STRICT;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* One CPU, one node; the vsyscall page's getcpu reads the same answer. */
+long sys_getcpu(unsigned __user *cpu, unsigned __user *node, void __user *tcache)
+{
+	(void)tcache;
+	if (cpu && put_user(0u, cpu))
+		return -EFAULT;
+	if (node && put_user(0u, node))
+		return -EFAULT;
+	return 0;
+}

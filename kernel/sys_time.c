@@ -1,0 +1,116 @@
+/* Time system calls: gettimeofday, time, clock_gettime, clock_getres, nanosleep. */
+#include <ccos/syscall.h>
+#include <ccos/proc.h>
+#include <ccos/time.h>
+#include <ccos/errno.h>
+#include <ccos/uaccess.h>
+
+long sys_gettimeofday(struct timeval __user *utv, struct timezone __user *utz)
+{
+	struct timeval tv;
+	struct timezone tz;
+
+	do_gettimeofday(&tv, &tz);
+	if (utv && copy_to_user(utv, &tv, sizeof(tv)))
+		return -EFAULT;
+	if (utz && copy_to_user(utz, &tz, sizeof(tz)))
+		return -EFAULT;
+	return 0;
+}
+
+long sys_time(int64_t __user *t)
+{
+	int64_t now = ktime_get_real_seconds();
+
+	if (t && put_user(now, t))
+		return -EFAULT;
+	return now;
+}
+
+long sys_clock_gettime(long clock, struct timespec __user *uts)
+{
+	struct timespec ts;
+	int err = do_clock_gettime(clock, &ts);
+
+	if (err)
+		return err;
+	return copy_to_user(uts, &ts, sizeof(ts)) ? -EFAULT : 0;
+}
+
+long sys_clock_getres(long clock, struct timespec __user *uts)
+{
+	struct timespec ts;
+	int err = do_clock_getres(clock, &ts);
+
+	if (err)
+		return err;
+	if (uts && copy_to_user(uts, &ts, sizeof(ts)))
+		return -EFAULT;
+	return 0;
+}
+
+#define TIMER_ABSTIME	1
+
+/*
+ * Sleep until CLOCK_MONOTONIC reaches deadline (ns); the scheduler wakes
+ * the process at the first tick past it. A signal ends the sleep early
+ * with -EINTR and the time left in rem.
+ */
+static long sleep_until_ns(uint64_t deadline, struct timespec __user *rem)
+{
+	struct process *p = current();
+
+	while (ktime_get_ns() < deadline) {
+		sleep_until(NULL, deadline);
+		if (signal_pending(p)) {
+			uint64_t now = ktime_get_ns(), left = deadline > now ? deadline - now : 0;
+			struct timespec r = { left / NSEC_PER_SEC, left % NSEC_PER_SEC };
+
+			if (rem && copy_to_user(rem, &r, sizeof(r)))
+				return -EFAULT;
+			return -EINTR;
+		}
+	}
+	return 0;
+}
+
+static long read_request(const struct timespec __user *ureq, struct timespec *req)
+{
+	if (copy_from_user(req, ureq, sizeof(*req)))
+		return -EFAULT;
+	if (req->tv_sec < 0 || req->tv_nsec < 0 || req->tv_nsec >= NSEC_PER_SEC)
+		return -EINVAL;
+	return 0;
+}
+
+long sys_nanosleep(const struct timespec __user *ureq, struct timespec __user *rem)
+{
+	struct timespec req;
+	long err = read_request(ureq, &req);
+
+	if (err)
+		return err;
+	return sleep_until_ns(ktime_get_ns() + req.tv_sec * NSEC_PER_SEC + req.tv_nsec, rem);
+}
+
+long sys_clock_nanosleep(long clock, long flags, const struct timespec __user *ureq,
+			 struct timespec __user *rem)
+{
+	struct timespec req, now;
+	long err = read_request(ureq, &req);
+	int64_t ns;
+
+	if (err)
+		return err;
+	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC && clock != CLOCK_BOOTTIME)
+		return -EINVAL;
+	ns = req.tv_sec * NSEC_PER_SEC + req.tv_nsec;
+	if (flags & TIMER_ABSTIME) {	/* a time on `clock`: turn it into a monotonic deadline */
+		do_clock_gettime(clock, &now);
+		ns -= now.tv_sec * NSEC_PER_SEC + now.tv_nsec;
+		rem = NULL;		/* Linux leaves rem alone for absolute sleeps */
+		if (ns <= 0)
+			return 0;
+	}
+	return sleep_until_ns(ktime_get_ns() + ns, rem);
+}

@@ -1,0 +1,87 @@
+/* The system-call table, indexed by Linux's x86-64 numbers, and the dispatcher. */
+#include <ccos/syscall.h>
+#include <ccos/proc.h>
+#include <ccos/errno.h>
+#include <ccos/printk.h>
+
+/*
+ * Each handler is written with its own typed arguments; the table calls
+ * them all as six-argument functions, which the x86-64 calling convention
+ * makes safe for integer and pointer arguments (rdi rsi rdx rcx r8 r9).
+ */
+typedef long (*syscall_fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+#define ENTRY(nr, fn)	[nr] = { (syscall_fn)(void (*)(void))fn, #fn }
+
+static const struct {
+	syscall_fn fn;
+	const char *name;
+} syscall_table[] = {
+	ENTRY(0, sys_read),
+	ENTRY(1, sys_write),
+	ENTRY(2, sys_open),
+	ENTRY(3, sys_close),
+	ENTRY(5, sys_fstat),
+	ENTRY(8, sys_lseek),
+	ENTRY(9, sys_mmap),
+	ENTRY(10, sys_mprotect),
+	ENTRY(11, sys_munmap),
+	ENTRY(12, sys_brk),
+	ENTRY(13, sys_rt_sigaction),
+	ENTRY(14, sys_rt_sigprocmask),
+	ENTRY(15, sys_rt_sigreturn),
+	ENTRY(16, sys_ioctl),
+	ENTRY(19, sys_readv),
+	ENTRY(20, sys_writev),
+	ENTRY(24, sys_sched_yield),
+	ENTRY(35, sys_nanosleep),
+	ENTRY(39, sys_getpid),
+	ENTRY(57, sys_fork),
+	ENTRY(58, sys_vfork),
+	ENTRY(59, sys_execve),
+	ENTRY(60, sys_exit),
+	ENTRY(61, sys_wait4),
+	ENTRY(62, sys_kill),
+	ENTRY(63, sys_uname),
+	ENTRY(96, sys_gettimeofday),
+	ENTRY(102, sys_getuid),
+	ENTRY(104, sys_getgid),
+	ENTRY(107, sys_geteuid),
+	ENTRY(108, sys_getegid),
+	ENTRY(110, sys_getppid),
+	ENTRY(131, sys_sigaltstack),
+	ENTRY(157, sys_prctl),
+	ENTRY(158, sys_arch_prctl),
+	ENTRY(169, sys_reboot),
+	ENTRY(186, sys_gettid),
+	ENTRY(201, sys_time),
+	ENTRY(203, sys_sched_setaffinity),
+	ENTRY(204, sys_sched_getaffinity),
+	ENTRY(218, sys_set_tid_address),
+	ENTRY(228, sys_clock_gettime),
+	ENTRY(229, sys_clock_getres),
+	ENTRY(230, sys_clock_nanosleep),
+	ENTRY(231, sys_exit_group),
+	ENTRY(257, sys_openat),
+	ENTRY(309, sys_getcpu),
+	ENTRY(310, sys_process_vm_readv),
+};
+
+/* Seccomp strict mode (Linux's SECCOMP_MODE_STRICT): these four only. */
+static bool seccomp_allows(uint64_t nr)
+{
+	return nr == 0 || nr == 1 || nr == 60 || nr == 15;
+}
+
+void syscall_dispatch(struct trap_frame *tf)
+{
+	uint64_t nr = tf->rax;
+	struct process *p = current();
+
+	if (p->seccomp_mode && !seccomp_allows(nr))
+		proc_exit(SIGKILL);
+	if (nr < ARRAY_SIZE(syscall_table) && syscall_table[nr].fn)
+		tf->rax = syscall_table[nr].fn(tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9);
+	else
+		tf->rax = -ENOSYS;
+	return_to_user(tf);
+}
