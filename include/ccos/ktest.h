@@ -11,10 +11,15 @@ struct ktest {
 	void (*fn)(void);
 };
 
+/*
+ * __aligned(8) keeps GCC from raising the entry's alignment to 16 (it
+ * does so for 16-byte objects): the section would then get padding that
+ * the runner, walking from __ktest_start, would take for an entry.
+ */
 #define KTEST(name)							\
 	static void ktest_##name(void);					\
 	static const struct ktest ktest_entry_##name			\
-		__section(".ktest") __attribute__((used)) =		\
+		__section(".ktest") __attribute__((used, aligned(8))) =	\
 		{ #name, ktest_##name };				\
 	static void ktest_##name(void)
 
