@@ -74,11 +74,16 @@ ISO_MODULES = $(if $(INIT),$(INIT):/bin/init,$(BUILD)/user/init.elf:/bin/init) \
 	      $(foreach p,$(filter-out $(BUILD)/user/init.elf,$(USER_PROGS)),$(p):/bin/$(basename $(notdir $(p)))) \
 	      $(foreach m,$(MODULES),$(m):/bin/$(basename $(notdir $(m))))
 
+# Malformed ELF files for the exec tests (user/proctest.c), as /bin/bad-NAME.
+$(BUILD)/bad/.stamp: $(BUILD)/user/spin.elf tools/mkbadelf
+	$(Q)$(PYTHON) tools/mkbadelf $< $(BUILD)/bad && touch $@
+
 iso: $(BUILD)/ccos.iso
-$(BUILD)/ccos.iso: $(BUILD)/kernel.elf $(USER_PROGS) $(INIT) $(MODULES) tools/mkiso FORCE
+$(BUILD)/ccos.iso: $(BUILD)/kernel.elf $(USER_PROGS) $(BUILD)/bad/.stamp $(INIT) $(MODULES) tools/mkiso FORCE
 	@$(if $(Q),echo "  ISO     $@")
 	$(Q)$(PYTHON) tools/mkiso --out $@ --kernel $(BUILD)/kernel.elf --timeout $(GRUB_TIMEOUT) \
-		--cmdline "$(CMDLINE)" --mode $(MODE) $(foreach m,$(ISO_MODULES),--module $(m))
+		--cmdline "$(CMDLINE)" --mode $(MODE) $(foreach m,$(ISO_MODULES),--module $(m)) \
+		--module-dir $(BUILD)/bad:/bin/
 
 compile_commands.json: $(KSRC_C) Makefile
 	$(Q)$(PYTHON) tools/compdb "$(CC)" "$(CFLAGS)" $(KSRC_C) > $@

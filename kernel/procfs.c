@@ -1,4 +1,4 @@
-/* /proc/self/maps, made at open time in Linux's format. */
+/* /proc files, made at open time in Linux's format: maps and meminfo. */
 #include <ccos/file.h>
 #include <ccos/proc.h>
 #include <ccos/boot.h>
@@ -52,9 +52,31 @@ static char *maps(size_t *len)
 	return buf;
 }
 
+/* Linux's first lines of /proc/meminfo, from the frame allocator's counts. */
+static char *meminfo(size_t *len)
+{
+	char *buf = kmalloc(256);
+
+	if (buf)
+		*len = snprintf(buf, 256, "MemTotal:       %8lu kB\nMemFree:        %8lu kB\n",
+				(frames_free() + frames_used()) * 4, frames_free() * 4);
+	return buf;
+}
+
+static const struct {
+	const char *path;
+	char *(*generate)(size_t *len);
+} proc_files[] = {
+	{ "/proc/self/maps", maps },
+	{ "/proc/meminfo", meminfo },
+};
+
 char *procfs_generate(const char *path, size_t *len)
 {
-	if (!strcmp(path, "/proc/self/maps"))
-		return maps(len);
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(proc_files); i++)
+		if (!strcmp(path, proc_files[i].path))
+			return proc_files[i].generate(len);
 	return NULL;
 }

@@ -26,8 +26,8 @@ long sys_mmap(uint64_t addr, uint64_t len, long prot, long flags, long fd, long 
 	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -EINVAL;
 	len = ALIGN_UP(len, PAGE_SIZE);
-	if (!len)
-		return -ENOMEM;
+	if (!len || len / PAGE_SIZE > frames_free())
+		return -ENOMEM;		/* memory is allocated at once: it must exist */
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if (!range_ok(addr, len) || addr < 0x10000)
 			return -EINVAL;

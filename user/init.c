@@ -4,6 +4,7 @@
 /* The programs init runs when it is given no arguments. */
 static const char *const programs[] = {
 	"/bin/systest",
+	"/bin/proctest",
 };
 
 /* Fork, exec argv[0], and wait for it (reaping orphans meanwhile). */

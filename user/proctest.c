@@ -1,0 +1,134 @@
+/* proctest: exec refuses malformed ELF files, processes leak nothing, limits are errors. */
+#include "ulib.h"
+
+/* The files tools/mkbadelf makes, each added as module /bin/bad-NAME. */
+static const char *const bad_files[] = {
+	"magic", "class32", "bigendian", "machine", "type-rel", "phoff-past-end",
+	"truncated", "kernel-half", "wrapping", "filesz-gt-memsz", "overlap", "wx",
+	"huge", "text", "empty",
+};
+
+/* execve in a child: its exit code is -errno, or 100 if exec succeeded. */
+static int exec_child(void *path)
+{
+	char *argv[] = { path, NULL };
+
+	return -execve(path, argv, NULL);
+}
+
+static void test_bad_elf(const char *name)
+{
+	char path[64];
+	int status;
+
+	snprintf(path, sizeof(path), "/bin/bad-%s", name);
+	status = run_in_child(exec_child, path);
+	if (status < 0 || !WIFEXITED(status))
+		ktap_fail("wait status %#x", status);
+	else if (WEXITSTATUS(status) != ENOEXEC)
+		ktap_fail("execve returned %d, expected -ENOEXEC (-8)", -WEXITSTATUS(status));
+	ktap_ok(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == ENOEXEC,
+		"execve %s refused with ENOEXEC", path);
+}
+
+/* MemFree from /proc/meminfo, in kB, or -1. */
+static long mem_free_kb(void)
+{
+	char buf[256], *p;
+	long fd = open("/proc/meminfo", O_RDONLY, 0), n, kb = 0;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	for (p = buf; *p && strncmp(p, "MemFree:", 8); p++)
+		;
+	if (!*p)
+		return -1;
+	for (p += 8; *p == ' '; p++)
+		;
+	for (; *p >= '0' && *p <= '9'; p++)
+		kb = kb * 10 + (*p - '0');
+	return kb;
+}
+
+static int fork_exit_wait(int rounds)
+{
+	int i, status;
+
+	for (i = 0; i < rounds; i++) {
+		long pid = fork();
+
+		if (pid == 0)
+			exit_group(i & 0x7f);
+		if (pid < 0 || wait4(pid, &status, 0, NULL) != pid || WEXITSTATUS(status) != (i & 0x7f))
+			return ktap_fail("round %d: fork %ld, status %#x", i, pid, status);
+	}
+	return 1;
+}
+
+static void test_no_leak(void)
+{
+	long before, after;
+	int ok;
+
+	fork_exit_wait(10);	/* let the kernel heap reach its working size */
+	before = mem_free_kb();
+	ok = fork_exit_wait(1000);
+	after = mem_free_kb();
+	ktap_diag("MemFree before %ld kB, after 1000 fork+exit+wait %ld kB", before, after);
+	if (ok && before != after)
+		ktap_fail("MemFree went from %ld kB to %ld kB", before, after);
+	ktap_ok(ok && before > 0 && before == after, "fork+exit+wait 1000 times leaks no frame");
+}
+
+/* Fill the process table: fork fails with -EAGAIN, and everything recovers. */
+static void test_fork_limit(void)
+{
+	long pids[128], r = 0;
+	int n, i, status;
+
+	for (n = 0; n < 128; n++) {
+		r = fork();
+		if (r == 0) {
+			for (;;)
+				sched_yield();
+		}
+		if (r < 0)
+			break;
+		pids[n] = r;
+	}
+	for (i = 0; i < n; i++) {
+		kill(pids[i], SIGKILL);
+		wait4(pids[i], &status, 0, NULL);
+	}
+	ktap_diag("%d children before fork failed with %ld", n, r);
+	ktap_ok(r == -EAGAIN && fork_exit_wait(5), "a full process table gives -EAGAIN, then recovers");
+}
+
+static void test_mmap_too_big(void)
+{
+	long r = (long)mmap(NULL, 1UL << 40, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (r != -ENOMEM)
+		ktap_fail("mmap of 1 TiB returned %ld", r);
+	ktap_ok(r == -ENOMEM && fork_exit_wait(1), "mmap of more memory than exists gives -ENOMEM");
+}
+
+int main(int argc, char **argv, char **envp)
+{
+	size_t i;
+
+	(void)argc, (void)argv, (void)envp;
+	ktap_plan(ARRAY_SIZE(bad_files) + 3);
+	for (i = 0; i < ARRAY_SIZE(bad_files); i++)
+		test_bad_elf(bad_files[i]);
+	test_no_leak();
+	test_fork_limit();
+	test_mmap_too_big();
+	return ktap_done();
+}
