@@ -128,9 +128,12 @@ KTEST(monotonic_agrees_with_the_tick)
 	while (jiffies - j0 < 10)
 		hlt();
 	t1 = ktime_get_ns();
-	/* 10 ticks: 100 ms; TCG may deliver a tick late but never early */
+	/*
+	 * 10 ticks: 100 ms. A busy host may deliver ticks late, never early;
+	 * a wrong divisor or TSC frequency would be off by far more.
+	 */
 	KEXPECT(t1 - t0 >= 8 * tick_nsec);
-	KEXPECT(t1 - t0 <= 40 * tick_nsec);
+	KEXPECT(t1 - t0 <= 100 * tick_nsec);
 }
 
 KTEST(clock_api_ids_and_errors)

@@ -1,6 +1,8 @@
 /* ACPI tables: check the RSDP, walk the RSDT or XSDT, and read HPET, MADT and FADT. */
 #include <ccos/acpi.h>
 #include <ccos/layout.h>
+#include <ccos/boot.h>
+#include <ccos/mm.h>
 #include <ccos/printk.h>
 #include <ccos/lib.h>
 
@@ -44,14 +46,33 @@ static const char *sig_str(const char *s, size_t n, char *buf)
 }
 
 /*
- * The firmware keeps its tables in reserved RAM below 4 GiB, which the
- * kernel's direct map covers; anything beyond is not believed.
+ * mm/paging.c direct-maps RAM and the ACPI areas (multiboot2 types 1, 3
+ * and 4) up to the end of the highest one, rounded up to 2 MiB, below
+ * 4 GiB. Firmware keeps its tables there (QEMU's SeaBIOS in a reserved
+ * hole just below the end of RAM, inside that rounding). A table outside
+ * gets an ioremap instead of a fault.
  */
+static uint64_t direct_map_end(void)
+{
+	uint64_t end = 0;
+	int i;
+
+	for (i = 0; i < boot_info.n_mmap; i++) {
+		const struct mmap_region *r = &boot_info.mmap[i];
+
+		if (r->type == 1 || r->type == 3 || r->type == 4)
+			end = MAX(end, r->base + r->len);
+	}
+	return MIN(ALIGN_UP(end, 2ul << 20), 4ul << 30);
+}
+
 static const void *acpi_map(uint64_t phys, size_t len)
 {
-	if (!phys || phys + len > (4ul << 30) || phys + len < phys)
+	if (!phys || phys + len < phys)
 		return NULL;
-	return phys_to_virt(phys);
+	if (phys + len <= direct_map_end())
+		return phys_to_virt(phys);
+	return ioremap(phys, len);
 }
 
 /* A table at phys, if its header and checksum are sound; else NULL, with a message. */
@@ -61,15 +82,17 @@ static const struct acpi_sdt_header *acpi_map_table(uint64_t phys, const char *w
 	char sig[8];
 
 	if (!h) {
-		printk(KERN_WARNING "acpi: %s at 0x%lx is outside the mapped 4 GiB; ignored\n",
-		       what, phys);
+		printk(KERN_WARNING "acpi: %s at 0x%lx cannot be mapped; ignored\n", what, phys);
 		return NULL;
 	}
-	if (h->length < sizeof(*h) || h->length > (1u << 20) || !acpi_map(phys, h->length)) {
+	if (h->length < sizeof(*h) || h->length > (1u << 20)) {
 		printk(KERN_WARNING "acpi: %s at 0x%lx claims %u bytes; ignored\n", what, phys,
 		       h->length);
 		return NULL;
 	}
+	h = acpi_map(phys, h->length);		/* now all of it */
+	if (!h)
+		return NULL;
 	if (!acpi_checksum_ok(h, h->length)) {
 		printk(KERN_WARNING "acpi: %s %s at 0x%lx: bad checksum (its %u bytes should sum to 0); ignored\n",
 		       what, sig_str(h->signature, 4, sig), phys, h->length);
@@ -150,7 +173,7 @@ void acpi_init(uint64_t rsdp_phys)
 {
 	const struct acpi_rsdp *rsdp = acpi_map(rsdp_phys, sizeof(struct acpi_rsdp));
 	const struct acpi_sdt_header *root, *t;
-	uint64_t entry;
+	uint64_t entry, root_phys;
 	size_t esize, n, i;
 	char names[MAX_TABLES * 5 + 1] = "", sig[8], oem[8];
 	int len = 0;
@@ -166,10 +189,12 @@ void acpi_init(uint64_t rsdp_phys)
 	}
 	/* Revision 2+ has an XSDT of 64-bit pointers; prefer it to the RSDT's 32-bit ones. */
 	if (rsdp->revision >= 2 && rsdp->xsdt_address) {
-		root = acpi_map_table(rsdp->xsdt_address, "XSDT");
+		root_phys = rsdp->xsdt_address;
+		root = acpi_map_table(root_phys, "XSDT");
 		esize = 8;
 	} else {
-		root = acpi_map_table(rsdp->rsdt_address, "RSDT");
+		root_phys = rsdp->rsdt_address;
+		root = acpi_map_table(root_phys, "RSDT");
 		esize = 4;
 	}
 	if (!root)
@@ -196,7 +221,7 @@ void acpi_init(uint64_t rsdp_phys)
 			parse_fadt(t);
 	}
 	printk("acpi: %s (RSDP revision %d) at 0x%lx, OEM %s, %d tables:%s\n",
-	       sig_str(root->signature, 4, sig), rsdp->revision, virt_to_phys(root),
+	       sig_str(root->signature, 4, sig), rsdp->revision, root_phys,
 	       sig_str(rsdp->oem_id, 6, oem), acpi_info.n_tables, names);
 	if (acpi_find_table("APIC"))
 		printk("acpi: MADT: %d CPU%s, local APIC at 0x%lx, %d I/O APIC%s\n",

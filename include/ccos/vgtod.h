@@ -39,6 +39,14 @@ struct vsyscall_gtod_data {
 	struct timezone sys_tz;
 };
 
+/* docs/time.md lists these offsets; code built apart (the vDSO) relies on them. */
+BUILD_BUG_ON(offsetof(struct vsyscall_gtod_data, cycle_last) != 8);
+BUILD_BUG_ON(offsetof(struct vsyscall_gtod_data, mult) != 24);
+BUILD_BUG_ON(offsetof(struct vsyscall_gtod_data, wall_time_sec) != 32);
+BUILD_BUG_ON(offsetof(struct vsyscall_gtod_data, wall_to_monotonic) != 48);
+BUILD_BUG_ON(offsetof(struct vsyscall_gtod_data, wall_time_coarse) != 64);
+BUILD_BUG_ON(offsetof(struct vsyscall_gtod_data, sys_tz) != 80);
+
 /*
  * The sequence counter: the writer makes seq odd, writes, makes it even
  * again. A reader that saw an odd value, or a different value after
