@@ -11,6 +11,7 @@
 
 #define CALIBRATE_MS		20	/* length of one measurement */
 #define CALIBRATE_RUNS		3	/* the median of these is taken */
+#define CALIBRATE_SPINS		100000000ul	/* give up on a counter that does not count */
 
 uint64_t tsc_khz;
 static bool tsc_present, tsc_invariant, tsc_rdtscp;
@@ -71,12 +72,13 @@ static uint64_t tsc_hpet_pair(uint64_t *hpet)
 /* TSC kHz from one CALIBRATE_MS run against the HPET. */
 static uint64_t calibrate_hpet_once(void)
 {
-	uint64_t mask = hpet_clocksource.mask, counts, h0, h1, t0, t1, ns;
+	uint64_t mask = hpet_clocksource.mask, counts, h0, h1, t0, t1, ns, spins = 0;
 
 	counts = CALIBRATE_MS * 1000000000000ul / hpet_period_fs;
 	t0 = tsc_hpet_pair(&h0);
 	while (((hpet_read() - h0) & mask) < counts)
-		pause();
+		if (++spins == CALIBRATE_SPINS)
+			return 0;
 	t1 = tsc_hpet_pair(&h1);
 	ns = ((h1 - h0) & mask) * hpet_period_fs / 1000000;
 	return ns ? (t1 - t0) * 1000000 / ns : 0;
@@ -86,12 +88,13 @@ static uint64_t calibrate_hpet_once(void)
 static uint64_t calibrate_pit_once(void)
 {
 	uint16_t count = PIT_HZ * CALIBRATE_MS / 1000;
-	uint64_t t0, t1;
+	uint64_t t0, t1, spins = 0;
 
 	pit_ch2_start_oneshot(count);
 	t0 = vgtod_rdtsc();
 	while (!pit_ch2_expired())
-		pause();
+		if (++spins == CALIBRATE_SPINS)
+			return 0;
 	t1 = vgtod_rdtsc();
 	return (t1 - t0) * PIT_HZ / count / 1000;
 }
@@ -122,7 +125,7 @@ void tsc_init(void)
 		runs[i] = by_hpet ? calibrate_hpet_once() : calibrate_pit_once();
 	tsc_khz = median3(runs[0], runs[1], runs[2]);
 	if (!tsc_khz) {
-		printk(KERN_WARNING "tsc: calibration against the %s gave 0 kHz; TSC not used\n",
+		printk(KERN_WARNING "tsc: calibration against the %s failed (it did not count); TSC not used\n",
 		       by_hpet ? "HPET" : "PIT");
 		return;
 	}
