@@ -36,11 +36,14 @@ int do_clock_gettime(clockid_t clock, struct timespec *ts)
 	return 0;
 }
 
-/* The fine clocks resolve what the clocksource does; the coarse ones a tick. */
+/*
+ * The fine clocks resolve what the clocksource does; the coarse ones a
+ * tick, given as 1/HZ as Linux does, not the PIT's slightly longer tick.
+ */
 int do_clock_getres(clockid_t clock, struct timespec *res)
 {
 	const struct clocksource *cs = timekeeping_clocksource();
-	uint64_t ns = tick_nsec;
+	uint64_t ns = NSEC_PER_SEC / HZ;
 
 	if (!clock_id_valid(clock))
 		return -EINVAL;

@@ -64,7 +64,7 @@ void time_init(void)
 	tick_nsec = ((uint64_t)divisor * NSEC_PER_SEC + PIT_HZ / 2) / PIT_HZ;
 	clocks_calc_mult_shift(&jiffies_clocksource.mult, &jiffies_clocksource.shift,
 			       (uint64_t)divisor * NSEC_PER_SEC, PIT_HZ);
-	jiffies_clocksource.res_ns = tick_nsec;
+	jiffies_clocksource.res_ns = NSEC_PER_SEC / HZ;
 
 	cs = clocksource_select(boot_options.clocksource);
 	timekeeping_init(cs, wall);
