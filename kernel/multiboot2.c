@@ -98,7 +98,8 @@ bool multiboot2_parse(const void *mbi, struct boot_info *bi)
 	for (off = 8; off + sizeof(struct mb2_tag) <= total; off = ALIGN_UP(off + tag->size, 8)) {
 		tag = (const void *)((const char *)mbi + off);
 
-		if (tag->size < sizeof(*tag) || off + tag->size > total) {
+		/* total - off, not off + size: a size near 4 GiB would wrap around. */
+		if (tag->size < sizeof(*tag) || tag->size > total - off) {
 			printk(KERN_ERR "multiboot2: tag %u at offset %u has size %u, past the block's %u bytes\n",
 			       tag->type, off, tag->size, total);
 			return false;
