@@ -1,0 +1,19 @@
+"""The boot configurations of the test matrix, one line each (see harness.Config).
+
+Every configuration here gets a test_boot case (no panic, no hang, an
+isa-debug-exit status, and complete KTAP when ktap=True); with ktap=True each
+KTAP result line of its log becomes a pytest case of its own. Other tests
+name a configuration to read its log: boot("ktest-bios").
+"""
+from harness import Config, register
+
+CONFIGS = [
+    # In-kernel tests (kernel/*_test.c) under both firmwares; their boot
+    # summary lines are checked too (test_boot.py).
+    Config("ktest-bios", fw="bios", cmdline="ktest", ktap=True),
+    Config("ktest-uefi", fw="uefi", cmdline="ktest", ktap=True),
+    # Malformed and unknown options are warned about and defaulted.
+    Config("badopts-bios", fw="bios", cmdline="vsyscall=bogus clocksource= frobnicate -- a b"),
+]
+
+register(CONFIGS)

@@ -1,0 +1,48 @@
+"""pytest glue for the ccos harness: boots at collection for the KTAP cases, and in parallel."""
+import pytest
+
+import harness
+from configs import CONFIGS
+
+
+def _ktap_params():
+    """One pytest parameter per top-level KTAP result of each ktap=True boot."""
+    ktap_configs = [c for c in CONFIGS if c.ktap]
+    harness.prefetch(ktap_configs)
+    params = []
+    for c in ktap_configs:
+        b = harness.boot(c)
+        several = len(b.ktap) > 1
+        for doc, r in b.results():
+            number = "%d.%d" % (doc + 1, r.number) if several else str(r.number)
+            params.append(pytest.param((c.name, doc, r.number),
+                                       id="%s/%s/%s" % (c.name, number, r.name or "-")))
+    return params
+
+
+def pytest_generate_tests(metafunc):
+    # KTAP results are only known once the kernel has run, so the boots
+    # that print KTAP happen here, at collection.
+    if "ktap_result" in metafunc.fixturenames:
+        metafunc.parametrize("ktap_result", _ktap_params())
+
+
+def pytest_collection_finish(session):
+    """Start every boot that a selected test names, two at a time, before the tests run."""
+    names = set()
+    for item in session.items:
+        callspec = getattr(item, "callspec", None)
+        for value in (callspec.params.values() if callspec else ()):
+            if isinstance(value, str) and value in harness._registry:
+                names.add(value)
+    harness.prefetch(sorted(names, key=list(harness._registry).index))
+
+
+def pytest_sessionfinish(session):
+    harness.shutdown()
+
+
+@pytest.fixture
+def boot():
+    """boot(name_or_config) -> harness.Boot, booted once per session."""
+    return harness.boot

@@ -1,0 +1,413 @@
+"""The ccos test harness: build an ISO for a boot configuration, boot it in QEMU, read the serial log.
+
+A boot configuration (Config) names a firmware, a kernel command line, a
+vsyscall mode, a CPU model and extra QEMU arguments. boot(config) builds
+build/test/NAME/ccos.iso from build/kernel.elf and build/user/*.elf, boots it
+with the serial log in build/test/NAME/serial.log, and returns a Boot: the
+exit status that ccos wrote to isa-debug-exit, the log text, the KTAP
+documents read from it, and the problems that make the boot a failure. Each
+configuration boots once per pytest session; up to two boot at a time.
+"""
+import dataclasses
+import glob
+import importlib.machinery
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.path.join(ROOT, "build")
+TEST_DIR = os.path.join(BUILD, "test")
+KERNEL = os.path.join(BUILD, "kernel.elf")
+USER_DIR = os.path.join(BUILD, "user")
+
+
+def _load_tool(name):
+    """Import tools/NAME, a script without .py, as a module."""
+    path = os.path.join(ROOT, "tools", name)
+    loader = importlib.machinery.SourceFileLoader("ccos_tool_" + name, path)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
+    loader.exec_module(module)
+    return module
+
+
+runqemu = _load_tool("runqemu")
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """One way to boot ccos. The name is also the folder under build/test/."""
+    name: str
+    fw: str = "bios"            # bios (SeaBIOS) or uefi (OVMF)
+    cmdline: str = ""           # kernel arguments after vsyscall=MODE
+    mode: str = "emulate"       # vsyscall mode, the first word of the command line
+    cpu: str = "max"            # QEMU -cpu model
+    extra: tuple = ()           # more QEMU arguments
+    modules: tuple = ()         # more files, each added as /bin/NAME
+    init: str = None            # an ELF to boot as /bin/init instead of build/user/init.elf
+    ktap: bool = False          # the boot prints KTAP: plan and results are checked,
+                                # and each result is its own pytest case
+    status: int = None          # expected exit status; None: 0, or non-zero when a
+                                # KTAP result failed
+    timeout: float = 60         # seconds; TCG boots take 4 s (BIOS) to 8 s (UEFI)
+
+    @property
+    def full_cmdline(self):
+        """The command line as tools/mkiso writes it into grub.cfg."""
+        return ("vsyscall=%s %s" % (self.mode, self.cmdline)).strip()
+
+
+def _in_root(path):
+    return path if os.path.isabs(path) else os.path.join(ROOT, path)
+
+
+def iso_modules(config):
+    """(file, module string) pairs, as the Makefile's ISO_MODULES makes them."""
+    init = _in_root(config.init) if config.init else os.path.join(USER_DIR, "init.elf")
+    mods = [(init, "/bin/init")]
+    for elf in sorted(glob.glob(os.path.join(USER_DIR, "*.elf"))):
+        if os.path.basename(elf) != "init.elf":
+            mods.append((elf, "/bin/" + os.path.splitext(os.path.basename(elf))[0]))
+    for m in config.modules:
+        mods.append((_in_root(m), "/bin/" + os.path.splitext(os.path.basename(m))[0]))
+    return mods
+
+
+# --- KTAP --------------------------------------------------------------------
+
+_VERSION = re.compile(r"^K?TAP version \d+\s*$")
+_PLAN = re.compile(r"^1\.\.(\d+)\s*(?:#.*)?$")
+_RESULT = re.compile(r"^(ok|not ok) (\d+)(?: - | |$)([^#]*?)\s*(?:#\s*(.*?))?\s*$")
+
+
+@dataclasses.dataclass
+class Result:
+    """One top-level KTAP result line."""
+    ok: bool
+    number: int
+    name: str
+    directive: str = ""     # "SKIP" or "TODO", else empty
+    reason: str = ""        # after "#" (and after the directive)
+    line: str = ""
+    details: list = dataclasses.field(default_factory=list)  # lines printed since the last result
+
+    @property
+    def skipped(self):
+        return self.directive in ("SKIP", "TODO")
+
+    @property
+    def failed(self):
+        return not self.ok and not self.skipped
+
+
+@dataclasses.dataclass
+class Document:
+    """One KTAP document: from a `KTAP version 1` line to the next."""
+    plan: int = None
+    results: list = dataclasses.field(default_factory=list)
+
+
+def parse_result(line):
+    m = _RESULT.match(line)
+    if not m:
+        return None
+    ok, number, name, comment = m.group(1) == "ok", int(m.group(2)), m.group(3), m.group(4) or ""
+    directive = ""
+    d = re.match(r"(SKIP|TODO)\b\s*(.*)$", comment, re.IGNORECASE)
+    if d:
+        directive, comment = d.group(1).upper(), d.group(2)
+    return Result(ok, number, name.strip(), directive, comment, line)
+
+
+def parse_ktap(text):
+    """The top-level KTAP documents in a log, in order.
+
+    Only lines that start in column 0 count; indented lines (nested subtests,
+    a test's own messages) and any other lines are kept as the details of
+    the result that follows them, to be shown when it fails.
+    """
+    docs, pending = [], []
+    for line in text.splitlines():
+        if _VERSION.match(line):
+            docs.append(Document())
+            pending = []
+            continue
+        if not docs:
+            continue
+        doc = docs[-1]
+        m = _PLAN.match(line)
+        if m and doc.plan is None and not doc.results:
+            doc.plan = int(m.group(1))
+            continue
+        r = parse_result(line)
+        if r:
+            r.details = pending
+            pending = []
+            doc.results.append(r)
+        elif line.strip():
+            pending.append(line)
+    return docs
+
+
+# --- Classifying a boot --------------------------------------------------------
+
+def _ranges(numbers):
+    """[3, 4, 5, 9] -> '3-5, 9'"""
+    out, numbers = [], sorted(numbers)
+    i = 0
+    while i < len(numbers):
+        j = i
+        while j + 1 < len(numbers) and numbers[j + 1] == numbers[j] + 1:
+            j += 1
+        out.append(str(numbers[i]) if i == j else "%d-%d" % (numbers[i], numbers[j]))
+        i = j + 1
+    return ", ".join(out)
+
+
+def ktap_problems(docs):
+    """What is wrong with the KTAP of a boot that should have printed some."""
+    if not docs:
+        return ["no KTAP output: no 'KTAP version 1' line in the log"]
+    problems = []
+    for i, doc in enumerate(docs, 1):
+        where = "KTAP document %d" % i if len(docs) > 1 else "KTAP"
+        if doc.plan is None:
+            problems.append("%s: no plan line ('1..N') after 'KTAP version 1'" % where)
+            continue
+        numbers = [r.number for r in doc.results]
+        if numbers != list(range(1, len(numbers) + 1)):
+            problems.append("%s: results are numbered %s, not 1..%d in order"
+                            % (where, _ranges(numbers) if numbers else "nothing", len(numbers)))
+        missing = set(range(1, doc.plan + 1)) - set(numbers)
+        if missing:
+            problems.append("%s: planned %d results, got %d; missing %s (the boot stopped early?)"
+                            % (where, doc.plan, len(doc.results), _ranges(missing)))
+        extra = [n for n in numbers if n > doc.plan]
+        if extra:
+            problems.append("%s: planned %d results, got more: %s" % (where, doc.plan, _ranges(extra)))
+    return problems
+
+
+def classify(log, status, *, ktap=False, timed_out=False, timeout=None,
+             expect_status=None, qemu_output=""):
+    """The problems that make a boot a failure (empty: it passed).
+
+    log: the serial log text; status: what ccos wrote to isa-debug-exit, or
+    None when QEMU exited without it; ktap: the boot must print KTAP;
+    expect_status: the exit status wanted (None: 0, unless a KTAP result
+    failed, in which case anything but 0).
+    """
+    problems = []
+    panic = re.search(r"^.*Kernel panic.*$", log, re.MULTILINE)
+    if panic:
+        problems.append(panic.group(0).strip())
+    if timed_out:
+        problems.append("timed out%s: the kernel hung or never powered off"
+                        % (" after %gs" % timeout if timeout else ""))
+    elif status is None:
+        problems.append("QEMU exited without an isa-debug-exit status: a triple fault or a"
+                        " reset (QEMU runs with -no-reboot), or QEMU itself failed")
+    if "ccos: booting" not in log:
+        problems.append("the kernel never started: no 'ccos: booting' line in the log")
+    if qemu_output.strip():
+        problems.append("QEMU said: " + qemu_output.strip())
+    docs = parse_ktap(log)
+    if ktap:
+        problems += ktap_problems(docs)
+    if status is not None and not timed_out and not panic:
+        failed = [r for d in docs for r in d.results if r.failed]
+        if expect_status is not None:
+            if status != expect_status:
+                problems.append("exit status %d, expected %d" % (status, expect_status))
+        elif failed and status == 0:
+            problems.append("exit status 0 although %d KTAP result(s) failed" % len(failed))
+        elif not failed and status != 0:
+            problems.append("exit status %d although no KTAP result failed" % status)
+    return problems
+
+
+# --- Building and booting ------------------------------------------------------
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def clean_log(raw):
+    """Serial bytes as text: no carriage returns, no terminal escapes (GRUB's)."""
+    text = raw.decode("utf-8", "replace")
+    return _ANSI.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
+
+
+class BootFailure(AssertionError):
+    pass
+
+
+@dataclasses.dataclass
+class Boot:
+    config: Config
+    status: int = None          # from isa-debug-exit, None if none
+    log: str = ""               # the serial log, cleaned (clean_log)
+    log_path: str = ""
+    qemu_code: int = None
+    timed_out: bool = False
+    seconds: float = 0
+    qemu_output: str = ""
+    problems: list = dataclasses.field(default_factory=list)
+    ktap: list = dataclasses.field(default_factory=list)   # Documents
+
+    def __iter__(self):
+        """status, log = boot(...)"""
+        return iter((self.status, self.log))
+
+    def tail(self, n=30):
+        lines = self.log.rstrip("\n").splitlines()
+        return "\n".join("    | " + l for l in lines[-n:]) or "    | (empty)"
+
+    def report(self, headline):
+        """A failure message: what went wrong, then where the log is and its tail."""
+        return ("%s\n  configuration %s: %s, %s, cmdline \"%s\"\n  serial log: %s\n"
+                "  last lines:\n%s" % (headline, self.config.name, self.config.fw,
+                                        self.config.cpu, self.config.full_cmdline,
+                                        os.path.relpath(self.log_path, ROOT) if self.log_path else "-",
+                                        self.tail()))
+
+    def check(self):
+        """Raise BootFailure, with the log's tail, if the boot failed."""
+        if self.problems:
+            raise BootFailure(self.report("boot failed:\n  - " + "\n  - ".join(self.problems)))
+
+    def lines(self):
+        return self.log.splitlines()
+
+    def find(self, pattern):
+        """The first match of a regular expression in the log (multi-line mode), or None."""
+        return re.search(pattern, self.log, re.MULTILINE)
+
+    def expect(self, pattern, what=None):
+        """The match of pattern in the log, or a BootFailure that shows the log."""
+        m = self.find(pattern)
+        if not m:
+            msg = "no line matches %r%s" % (pattern, " (%s)" % what if what else "")
+            if self.problems:
+                msg += "\n  the boot also failed:\n  - " + "\n  - ".join(self.problems)
+            raise BootFailure(self.report(msg))
+        return m
+
+    def results(self):
+        """Every top-level KTAP result, with its document's index."""
+        return [(i, r) for i, d in enumerate(self.ktap) for r in d.results]
+
+
+def build_iso(config, workdir):
+    """Build workdir/ccos.iso for config with tools/mkiso; return its path."""
+    iso = os.path.join(workdir, "ccos.iso")
+    cmd = [sys.executable, os.path.join(ROOT, "tools", "mkiso"), "--out", iso,
+           "--kernel", KERNEL, "--timeout", "0", "--mode", config.mode,
+           "--cmdline", config.cmdline]
+    for path, name in iso_modules(config):
+        cmd += ["--module", "%s:%s" % (path, name)]
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("tools/mkiso failed:\n" + r.stdout)
+    return iso
+
+
+def run_boot(config):
+    """Build and boot one configuration (no caching); never raises for a bad boot."""
+    workdir = os.path.join(TEST_DIR, config.name)
+    shutil.rmtree(workdir, ignore_errors=True)
+    os.makedirs(workdir)
+    log_path = os.path.join(workdir, "serial.log")
+    boot = Boot(config, log_path=log_path)
+    missing = [p for p in (KERNEL, os.path.join(USER_DIR, "init.elf")) if not os.path.exists(p)]
+    if missing:
+        boot.problems = ["%s is missing: run `make` (or `make test`) first"
+                         % ", ".join(os.path.relpath(p, ROOT) for p in missing)]
+        return boot
+    try:
+        iso = build_iso(config, workdir)
+    except (RuntimeError, OSError) as e:
+        boot.problems = [str(e)]
+        return boot
+    cmd = runqemu.qemu_command(iso, config.fw, config.cpu, config.extra,
+                               serial="file:" + log_path, workdir=workdir)
+    with open(os.path.join(workdir, "qemu-command.txt"), "w") as f:
+        f.write(" ".join(cmd) + "\n")
+    start = time.monotonic()
+    try:
+        r = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=config.timeout)
+        boot.qemu_code = r.returncode
+        boot.qemu_output = r.stdout.decode("utf-8", "replace")
+        boot.status = runqemu.decode_exit(r.returncode)
+    except subprocess.TimeoutExpired as e:
+        boot.timed_out = True
+        boot.qemu_output = (e.output or b"").decode("utf-8", "replace")
+    boot.seconds = time.monotonic() - start
+    try:
+        with open(log_path, "rb") as f:
+            boot.log = clean_log(f.read())
+    except OSError:
+        boot.log = ""
+    boot.ktap = parse_ktap(boot.log)
+    boot.problems = classify(boot.log, boot.status, ktap=config.ktap,
+                             timed_out=boot.timed_out, timeout=config.timeout,
+                             expect_status=config.status, qemu_output=boot.qemu_output)
+    return boot
+
+
+# --- The session's boots ---------------------------------------------------------
+
+JOBS = int(os.environ.get("CCOS_TEST_JOBS", min(2, os.cpu_count() or 1)))
+_pool = ThreadPoolExecutor(max_workers=max(1, JOBS), thread_name_prefix="boot")
+_lock = threading.Lock()
+_boots = {}         # name -> (Config, Future of Boot)
+_registry = {}      # name -> Config, from configs.CONFIGS
+
+
+def register(configs):
+    for c in configs:
+        if c.name in _registry and _registry[c.name] != c:
+            raise ValueError("two boot configurations are named %s" % c.name)
+        _registry[c.name] = c
+
+
+def config(name_or_config):
+    if isinstance(name_or_config, Config):
+        return name_or_config
+    try:
+        return _registry[name_or_config]
+    except KeyError:
+        raise KeyError("no boot configuration named %r (see tools/tests/configs.py)"
+                       % name_or_config) from None
+
+
+def _submit(c):
+    with _lock:
+        if c.name in _boots:
+            if _boots[c.name][0] != c:
+                raise ValueError("two different boot configurations are named %s" % c.name)
+        else:
+            _boots[c.name] = (c, _pool.submit(run_boot, c))
+        return _boots[c.name][1]
+
+
+def prefetch(names_or_configs):
+    """Start booting these configurations in the background (two at a time)."""
+    for n in names_or_configs:
+        _submit(config(n))
+
+
+def boot(name_or_config):
+    """The Boot of a configuration (a name in configs.py, or a Config), booting it once per session."""
+    return _submit(config(name_or_config)).result()
+
+
+def shutdown():
+    """Drop the boots not yet started (end of session, or Ctrl-C)."""
+    _pool.shutdown(wait=False, cancel_futures=True)

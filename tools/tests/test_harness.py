@@ -1,0 +1,200 @@
+"""The harness itself, on synthetic logs: it must fail a boot when it should, and only then."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+import harness
+from harness import Boot, Config, classify, clean_log, parse_ktap
+
+BOOT = "ccos: booting\nccos: firmware BIOS, loader GRUB 2.06\n"
+GOOD = BOOT + """KTAP version 1
+1..3
+ok 1 first
+    # second: kernel/x_test.c:12: expected 1, got 2
+not ok 2 second # a reason
+ok 3 third # SKIP no HPET
+# ktest: 1 passed, 1 failed
+"""
+
+
+def problems(log, status=1, **kw):
+    return classify(log, status, ktap=True, **kw)
+
+
+def test_good_log_passes():
+    assert problems(GOOD) == []
+
+
+def test_parse_results():
+    [doc] = parse_ktap(GOOD)
+    assert doc.plan == 3
+    first, second, third = doc.results
+    assert (first.ok, first.number, first.name, first.failed) == (True, 1, "first", False)
+    assert (second.ok, second.name, second.reason, second.failed) == (False, "second", "a reason", True)
+    assert second.details == ["    # second: kernel/x_test.c:12: expected 1, got 2"]
+    assert (third.ok, third.directive, third.reason, third.skipped, third.failed) == \
+        (True, "SKIP", "no HPET", True, False)
+
+
+def test_result_line_forms():
+    r = harness.parse_result("ok 7 - dashed name")
+    assert (r.number, r.name) == (7, "dashed name")
+    r = harness.parse_result("not ok 8")
+    assert (r.ok, r.number, r.name) == (False, 8, "")
+    r = harness.parse_result("not ok 9 slow # TODO later")
+    assert (r.directive, r.reason, r.failed) == ("TODO", "later", False)
+    assert harness.parse_result("ok") is None
+    assert harness.parse_result("okay 1 x") is None
+    assert harness.parse_result("ok 1x") is None
+
+
+def test_indented_lines_are_not_results():
+    log = BOOT + "KTAP version 1\n1..1\n    KTAP version 1\n    1..2\n    ok 1 sub\n" \
+        "    not ok 2 sub2\nok 1 parent\n"
+    [doc] = parse_ktap(log)
+    assert [(r.number, r.name) for r in doc.results] == [(1, "parent")]
+    assert "    not ok 2 sub2" in doc.results[0].details
+    assert problems(log, status=0) == []
+
+
+def test_lines_before_ktap_ignored():
+    log = "ok 1 not a test\n1..5\n" + GOOD
+    assert [r.number for r in parse_ktap(log)[0].results] == [1, 2, 3]
+
+
+def test_documents_in_sequence():
+    log = BOOT + "KTAP version 1\n1..1\nok 1 a\nKTAP version 1\n1..2\nok 1 b\nok 2 c\n"
+    docs = parse_ktap(log)
+    assert [(d.plan, len(d.results)) for d in docs] == [(1, 1), (2, 2)]
+    assert problems(log, status=0) == []
+
+
+@pytest.mark.parametrize("log, status, expected", [
+    (GOOD + "\nKernel panic: page fault (#PF) in kernel mode\n", 0x7f, "Kernel panic: page fault (#PF) in kernel mode"),
+    (BOOT + "KTAP version 1\nok 1 a\n", 0, "no plan line"),
+    (BOOT + "KTAP version 1\n1..4\nok 1 a\nok 2 b\n", 0, "planned 4 results, got 2; missing 3-4"),
+    (BOOT + "KTAP version 1\n1..1\nok 1 a\nok 2 b\n", 0, "got more: 2"),
+    (BOOT + "KTAP version 1\n1..2\nok 2 a\nok 1 b\n", 0, "not 1..2 in order"),
+    (BOOT + "no tests here\n", 0, "no KTAP output"),
+    (BOOT + "KTAP version 1\n1..1\nok 1 a\nKTAP version 1\n1..2\nok 1 b\n", 0,
+     "KTAP document 2: planned 2 results, got 1; missing 2"),
+    (GOOD, None, "without an isa-debug-exit status: a triple fault"),
+    (GOOD, 0, "exit status 0 although 1 KTAP result(s) failed"),
+    (GOOD.replace("not ok 2", "ok 2"), 1, "exit status 1 although no KTAP result failed"),
+    ("KTAP version 1\n1..0\n", 0, "the kernel never started"),
+], ids=["panic", "missing-plan", "short-results", "extra-results", "out-of-order",
+        "no-ktap", "short-second-document", "triple-fault", "failures-exit-0",
+        "passes-exit-1", "never-started"])
+def test_bad_logs_fail(log, status, expected):
+    found = problems(log, status)
+    assert any(expected in p for p in found), found
+
+
+def test_timeout_fails():
+    found = problems(GOOD, None, timed_out=True, timeout=60)
+    assert found[0] == "timed out after 60s: the kernel hung or never powered off"
+    assert not any("isa-debug-exit" in p for p in found)
+
+
+def test_ktap_not_required():
+    assert classify(BOOT + "ccos: nothing to run yet; powering off\n", 0) == []
+    assert classify(BOOT, 3, expect_status=3) == []
+    assert "exit status 0, expected 3" in classify(BOOT, 0, expect_status=3)
+
+
+def test_qemu_error_is_a_failure():
+    # QEMU exits with 1 on a bad option, which decodes as status 0.
+    found = classify("", harness.runqemu.decode_exit(1),
+                     qemu_output="qemu-system-x86_64: unable to find CPU model 'nope'")
+    assert any("never started" in p for p in found)
+    assert any("unable to find CPU model" in p for p in found)
+
+
+def test_decode_exit():
+    assert harness.runqemu.decode_exit((5 << 1) | 1) == 5
+    assert harness.runqemu.decode_exit(0) is None
+
+
+def test_clean_log():
+    raw = b"\x1b[H\x1b[J\x1b[1;1H  Booting `ccos'\r\n\r\nccos: booting\r\nok 1 a\r\n"
+    assert clean_log(raw) == "  Booting `ccos'\n\nccos: booting\nok 1 a\n"
+
+
+def test_failure_message_shows_the_log_tail(tmp_path):
+    log = GOOD + "".join("line %d\n" % i for i in range(40)) + "Kernel panic: oops\n"
+    b = Boot(Config("synthetic"), status=0x7f, log=log, log_path=str(tmp_path / "serial.log"))
+    b.problems = problems(log, 0x7f)
+    with pytest.raises(harness.BootFailure) as e:
+        b.check()
+    msg = str(e.value)
+    assert "  - Kernel panic: oops" in msg
+    assert "| line 39" in msg and "| Kernel panic: oops" in msg
+    assert "| line 5\n" not in msg          # only the tail
+    assert "serial.log" in msg
+
+
+def test_expect_names_the_pattern():
+    b = Boot(Config("synthetic"), log=GOOD)
+    assert b.expect(r"^ccos: firmware (\w+)").group(1) == "BIOS"
+    with pytest.raises(harness.BootFailure, match="no line matches"):
+        b.expect(r"^ccos: firmware UEFI")
+
+
+def test_iso_modules_follow_the_makefile():
+    mods = harness.iso_modules(Config("m", modules=("extra/hello.elf",), init="my/init.elf"))
+    assert mods[0] == (os.path.join(harness.ROOT, "my/init.elf"), "/bin/init")
+    assert mods[-1] == (os.path.join(harness.ROOT, "extra/hello.elf"), "/bin/hello")
+    assert all(name != "/bin/init" for _, name in mods[1:])
+
+
+def test_full_cmdline():
+    assert Config("c").full_cmdline == "vsyscall=emulate"
+    assert Config("c", mode="none", cmdline="ktest -- a").full_cmdline == "vsyscall=none ktest -- a"
+
+
+# tools/summary, on junit XML written here.
+
+JUNIT = """<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest" errors="%d" failures="0" skipped="0" tests="4">
+%s
+</testsuite></testsuites>
+"""
+
+
+def summary(tmp_path, cases, errors=0):
+    path = tmp_path / "results.xml"
+    path.write_text(JUNIT % (errors, cases))
+    r = subprocess.run([sys.executable, os.path.join(harness.ROOT, "tools", "summary"), str(path)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return r.returncode, r.stdout.splitlines()[-1]
+
+
+def test_summary_counts(tmp_path):
+    cases = """<testcase name="a"/><testcase name="b"/>
+    <testcase name="c"><failure message="x"/></testcase>
+    <testcase name="d"><skipped message="y"/></testcase>
+    <testcase name="e"><failure message="x"/><error message="teardown"/></testcase>"""
+    assert summary(tmp_path, cases) == (1, "2 passed, 2 failed, 1 skipped")
+
+
+def test_summary_all_passed(tmp_path):
+    assert summary(tmp_path, '<testcase name="a"/>') == (0, "1 passed, 0 failed")
+
+
+def test_summary_nothing_ran(tmp_path):
+    assert summary(tmp_path, "")[0] == 1
+
+
+def test_summary_collection_error(tmp_path):
+    assert summary(tmp_path, '<testcase name="x"><error message="boom"/></testcase>', 1) == \
+        (1, "0 passed, 1 failed")
+
+
+def test_summary_missing_file(tmp_path):
+    r = subprocess.run([sys.executable, os.path.join(harness.ROOT, "tools", "summary"),
+                        str(tmp_path / "none.xml")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True)
+    assert (r.returncode, r.stdout.strip()) == (1, "0 passed, 1 failed")
+    assert "pytest did not finish" in r.stderr
