@@ -12,6 +12,8 @@ CONFIGS = [
     # summary lines are checked too (test_boot.py).
     Config("ktest-bios", fw="bios", cmdline="ktest", ktap=True),
     Config("ktest-uefi", fw="uefi", cmdline="ktest", ktap=True),
+    # The default boot on a baseline CPU model (no SMEP, SMAP, PCID, ...).
+    Config("default-qemu64", fw="bios", cpu="qemu64"),
     # Malformed and unknown options are warned about and defaulted.
     Config("badopts-bios", fw="bios", cmdline="vsyscall=bogus clocksource= frobnicate -- a b"),
 ]

@@ -21,6 +21,7 @@ def test_firmware(boot, name):
     b = boot(name)
     want = {"bios": "BIOS", "uefi": "UEFI"}[b.config.fw]
     b.expect(r"^ccos: firmware %s, loader GRUB" % want)
+    b.expect(r"^ccos: ACPI RSDP found \(revision \d\)$")
 
 
 @pytest.mark.parametrize("name", SUMMARY_BOOTS)
