@@ -102,9 +102,9 @@ debug: setup-check all
 # tools/tests boots its own ISOs in build/test/NAME/; pytest is Debian's
 # python3-pytest, so /usr/bin/python3 serves when $(PYTHON) lacks it.
 test: setup-check
+	$(Q)rm -f $(BUILD)/test-results.xml
 	$(Q)$(MAKE) --no-print-directory all GRUB_TIMEOUT=0
-	$(Q)rm -f $(BUILD)/test-results.xml; \
-	  py=$(PYTHON); $$py -c 'import pytest' 2>/dev/null || py=/usr/bin/python3; \
+	$(Q)py=$(PYTHON); $$py -c 'import pytest' 2>/dev/null || py=/usr/bin/python3; \
 	  $$py -m pytest -q tools/tests --junitxml=$(BUILD)/test-results.xml $(if $(V),-v); \
 	  status=$$?; $$py tools/summary $(BUILD)/test-results.xml || status=1; exit $$status
 

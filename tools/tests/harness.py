@@ -278,6 +278,7 @@ class Boot:
 
     def check(self):
         """Raise BootFailure, with the log's tail, if the boot failed."""
+        __tracebackhide__ = True
         if self.problems:
             raise BootFailure(self.report("boot failed:\n  - " + "\n  - ".join(self.problems)))
 
@@ -290,6 +291,7 @@ class Boot:
 
     def expect(self, pattern, what=None):
         """The match of pattern in the log, or a BootFailure that shows the log."""
+        __tracebackhide__ = True
         m = self.find(pattern)
         if not m:
             msg = "no line matches %r%s" % (pattern, " (%s)" % what if what else "")
