@@ -105,7 +105,7 @@ test: setup-check
 	$(Q)rm -f $(BUILD)/test-results.xml
 	$(Q)$(MAKE) --no-print-directory all GRUB_TIMEOUT=0
 	$(Q)py=$(PYTHON); $$py -c 'import pytest' 2>/dev/null || py=/usr/bin/python3; \
-	  $$py -m pytest -q tools/tests --junitxml=$(BUILD)/test-results.xml $(if $(V),-v); \
+	  $$py -m pytest $(if $(V),-v,-q) tools/tests --junitxml=$(BUILD)/test-results.xml; \
 	  status=$$?; $$py tools/summary $(BUILD)/test-results.xml || status=1; exit $$status
 
 bench: setup-check all

@@ -1,4 +1,6 @@
 """pytest glue for the ccos harness: boots at collection for the KTAP cases, and in parallel."""
+import os
+
 import pytest
 
 import harness
@@ -36,6 +38,14 @@ def pytest_collection_finish(session):
             if isinstance(value, str) and value in harness._registry:
                 names.add(value)
     harness.prefetch(sorted(names, key=list(harness._registry).index))
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """With -v (make test V=1): how long each boot took, and where its log is."""
+    if config.getoption("verbose") > 0:
+        for b in harness.finished():
+            terminalreporter.write_line("boot %-16s %5.1f s  status %s  %s" % (
+                b.config.name, b.seconds, b.status, os.path.relpath(b.log_path, harness.ROOT)))
 
 
 def pytest_sessionfinish(session):

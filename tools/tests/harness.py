@@ -26,6 +26,7 @@ BUILD = os.path.join(ROOT, "build")
 TEST_DIR = os.path.join(BUILD, "test")
 KERNEL = os.path.join(BUILD, "kernel.elf")
 USER_DIR = os.path.join(BUILD, "user")
+BAD_DIR = os.path.join(BUILD, "bad")
 
 
 def _load_tool(name):
@@ -53,8 +54,8 @@ class Config:
     init: str = None            # an ELF to boot as /bin/init instead of build/user/init.elf
     ktap: bool = False          # the boot prints KTAP: plan and results are checked,
                                 # and each result is its own pytest case
-    status: int = None          # expected exit status; None: 0, or non-zero when a
-                                # KTAP result failed
+    status: int = None          # expected exit status; None: 0 (with ktap: non-zero
+                                # exactly when a KTAP result failed)
     timeout: float = 60         # seconds; TCG boots take 4 s (BIOS) to 8 s (UEFI)
 
     @property
@@ -68,7 +69,8 @@ def _in_root(path):
 
 
 def iso_modules(config):
-    """(file, module string) pairs, as the Makefile's ISO_MODULES makes them."""
+    """(file, module string) pairs, as the Makefile gives them to tools/mkiso:
+    ISO_MODULES, then each file of build/bad/ (malformed ELF files) as /bin/NAME."""
     init = _in_root(config.init) if config.init else os.path.join(USER_DIR, "init.elf")
     mods = [(init, "/bin/init")]
     for elf in sorted(glob.glob(os.path.join(USER_DIR, "*.elf"))):
@@ -76,6 +78,8 @@ def iso_modules(config):
             mods.append((elf, "/bin/" + os.path.splitext(os.path.basename(elf))[0]))
     for m in config.modules:
         mods.append((_in_root(m), "/bin/" + os.path.splitext(os.path.basename(m))[0]))
+    for f in sorted(glob.glob(os.path.join(BAD_DIR, "*"))):
+        mods.append((f, "/bin/" + os.path.basename(f)))
     return mods
 
 
@@ -200,8 +204,8 @@ def classify(log, status, *, ktap=False, timed_out=False, timeout=None,
 
     log: the serial log text; status: what ccos wrote to isa-debug-exit, or
     None when QEMU exited without it; ktap: the boot must print KTAP;
-    expect_status: the exit status wanted (None: 0, unless a KTAP result
-    failed, in which case anything but 0).
+    expect_status: the exit status wanted; None: 0, except that with ktap
+    it must be non-zero exactly when a KTAP result failed.
     """
     problems = []
     panic = re.search(r"^.*Kernel panic.*$", log, re.MULTILINE)
@@ -222,9 +226,10 @@ def classify(log, status, *, ktap=False, timed_out=False, timeout=None,
         problems += ktap_problems(docs)
     if status is not None and not timed_out and not panic:
         failed = [r for d in docs for r in d.results if r.failed]
-        if expect_status is not None:
-            if status != expect_status:
-                problems.append("exit status %d, expected %d" % (status, expect_status))
+        if expect_status is not None or not ktap:
+            want = expect_status or 0
+            if status != want:
+                problems.append("exit status %d, expected %d" % (status, want))
         elif failed and status == 0:
             problems.append("exit status 0 although %d KTAP result(s) failed" % len(failed))
         elif not failed and status != 0:
@@ -408,6 +413,13 @@ def prefetch(names_or_configs):
 def boot(name_or_config):
     """The Boot of a configuration (a name in configs.py, or a Config), booting it once per session."""
     return _submit(config(name_or_config)).result()
+
+
+def finished():
+    """The boots of this session that have completed, in the order they were asked for."""
+    with _lock:
+        futures = [f for _, f in _boots.values()]
+    return [f.result() for f in futures if f.done() and not f.cancelled()]
 
 
 def shutdown():

@@ -18,8 +18,10 @@ def test_defaults_used(boot):
 
 
 def test_init_arguments_accepted(boot):
-    """The words after `--` go to init: no warning names them."""
+    """The words after `--` go to init: no warning names them, and init gets them."""
     b = boot(BAD)
     b.expect(r'^ccos: command line ".* -- a b"$')
     warnings = [l for l in b.lines() if l.startswith("warning: cmdline:")]
     assert len(warnings) == 3, b.report("expected 3 cmdline warnings, got:\n" + "\n".join(warnings))
+    # init runs its argv[1] as a program: "a" does not exist.
+    b.expect(r"^init: cannot execute a: ", "init was given 'a' as argv[1]")
