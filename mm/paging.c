@@ -7,6 +7,7 @@
 #include <ccos/errno.h>
 
 uint64_t kernel_pml4;
+uint64_t direct_map_end;	/* physical memory below this is at phys_to_virt() */
 
 #define PML4_INDEX(v)	(((v) >> 39) & 511)
 #define KERNEL_HALF_FIRST_PML4	256
@@ -237,7 +238,8 @@ void paging_init(void)
 		if (r->type == 1 || r->type == 3 || r->type == 4)
 			direct_end = MAX(direct_end, r->base + r->len);
 	}
-	map_direct(MIN(ALIGN_UP(direct_end, 2ul << 20), 4ul << 30));
+	direct_map_end = MIN(ALIGN_UP(direct_end, 2ul << 20), 4ul << 30);
+	map_direct(direct_map_end);
 
 	/* W^X: text read+execute, rodata read-only, data read-write; never both. */
 	map_kernel_range(_text, _etext, 0);
@@ -249,5 +251,5 @@ void paging_init(void)
 	write_cr3(kernel_pml4);
 	enable_protections();
 	printk("paging: kernel tables at %lx, direct map of %lu MiB\n",
-	       kernel_pml4, MIN(direct_end, 4ul << 30) >> 20);
+	       kernel_pml4, direct_map_end >> 20);
 }

@@ -46,31 +46,15 @@ static const char *sig_str(const char *s, size_t n, char *buf)
 }
 
 /*
- * mm/paging.c direct-maps RAM and the ACPI areas (multiboot2 types 1, 3
- * and 4) up to the end of the highest one, rounded up to 2 MiB, below
- * 4 GiB. Firmware keeps its tables there (QEMU's SeaBIOS in a reserved
- * hole just below the end of RAM, inside that rounding). A table outside
- * gets an ioremap instead of a fault.
+ * Firmware keeps its tables in RAM or ACPI areas, which the direct map
+ * covers (QEMU's SeaBIOS in a reserved hole just below the end of RAM,
+ * inside its 2 MiB rounding). A table outside gets an ioremap instead.
  */
-static uint64_t direct_map_end(void)
-{
-	uint64_t end = 0;
-	int i;
-
-	for (i = 0; i < boot_info.n_mmap; i++) {
-		const struct mmap_region *r = &boot_info.mmap[i];
-
-		if (r->type == 1 || r->type == 3 || r->type == 4)
-			end = MAX(end, r->base + r->len);
-	}
-	return MIN(ALIGN_UP(end, 2ul << 20), 4ul << 30);
-}
-
 static const void *acpi_map(uint64_t phys, size_t len)
 {
 	if (!phys || phys + len < phys)
 		return NULL;
-	if (phys + len <= direct_map_end())
+	if (phys + len <= direct_map_end)
 		return phys_to_virt(phys);
 	return ioremap(phys, len);
 }

@@ -11,17 +11,12 @@
 
 uint64_t tick_nsec = NSEC_PER_SEC / HZ;	/* until time_init measures the PIT's */
 
-/* The scheduler's; this empty one stands in until there is a scheduler. */
-__attribute__((weak)) void sched_tick(struct trap_frame *tf)
-{
-	(void)tf;
-}
-
 /*
  * IRQ 0. The 8259A in edge mode takes the next tick as soon as it has its
  * EOI, but the CPU not before iretq (an interrupt gate cleared IF), so the
- * EOI goes first: sched_tick may switch to another process and return here
- * only much later.
+ * EOI goes first: the process may be switched out on its way back to user
+ * mode (sched_tick asks for that) and this handler's frame resumed only
+ * much later.
  */
 static void timer_interrupt(struct trap_frame *tf)
 {

@@ -94,7 +94,6 @@ void schedule(void);
 void sleep_on(const void *chan);
 void sleep_until(const void *chan, uint64_t wake_at_ns);
 void wakeup(const void *chan);
-void sched_tick(struct trap_frame *tf);
 void return_to_user(struct trap_frame *tf);
 extern volatile bool need_resched;
 
