@@ -28,7 +28,7 @@ CFLAGS	:= -std=gnu11 -O2 -g -Wall -Wextra -Werror=implicit-function-declaration 
 	   -ffreestanding -fno-stack-protector -fno-pic -fno-pie -mno-red-zone \
 	   -mcmodel=kernel -mgeneral-regs-only -fno-omit-frame-pointer \
 	   -fno-asynchronous-unwind-tables -fcf-protection=none \
-	   -Iinclude -MMD -MP
+	   -fno-toplevel-reorder -Iinclude -MMD -MP
 NASMFLAGS := -f elf64 -g -F dwarf -Iinclude/
 LDFLAGS	:= -n -z noexecstack -z max-page-size=4096
 

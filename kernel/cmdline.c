@@ -28,7 +28,7 @@ struct option {
 #define FIELD(f) offsetof(struct boot_options, f)
 
 static const struct option options[] = {
-	{ "vsyscall", OPT_CHOICE, FIELD(vsyscall), vsyscall_mode_names + VSYSCALL_NATIVE,
+	{ "vsyscall", OPT_CHOICE, FIELD(vsyscall), vsyscall_mode_names,
 	  "native|emulate|xonly|none" },
 	{ "clocksource", OPT_CHOICE, FIELD(clocksource), clocksource_names,
 	  "tsc|hpet|jiffies" },
@@ -67,6 +67,25 @@ static bool set_option(const struct option *o, struct boot_options *opts,
 	return false;
 }
 
+/* What the option is now, for the warning: the default or an earlier value. */
+static const char *describe_current(const struct option *o, const struct boot_options *opts)
+{
+	static char buf[96];
+	const char *field = (const char *)opts + o->offset;
+
+	switch (o->kind) {
+	case OPT_CHOICE:
+		snprintf(buf, sizeof(buf), "%s stays %s", o->name, o->choices[*(const int *)field]);
+		return buf;
+	case OPT_PATH:
+		snprintf(buf, sizeof(buf), "%s stays %s", o->name, field);
+		return buf;
+	case OPT_FLAG:
+		break;
+	}
+	return *(const bool *)field ? "the flag stays set" : "the flag stays unset";
+}
+
 static void parse_word(char *word, struct boot_options *opts)
 {
 	char *val = strchr(word, '=');
@@ -78,8 +97,9 @@ static void parse_word(char *word, struct boot_options *opts)
 		if (strcmp(word, options[i].name))
 			continue;
 		if (!set_option(&options[i], opts, val))
-			printk(KERN_WARNING "warning: cmdline: bad value for %s%s%s (expected %s); using the default\n",
-			       word, val ? "=" : "", val ? val : "", options[i].expect);
+			printk(KERN_WARNING "warning: cmdline: bad value for %s%s%s (expected %s); ignored, %s\n",
+			       word, val ? "=" : "", val ? val : "", options[i].expect,
+			       describe_current(&options[i], opts));
 		return;
 	}
 	printk(KERN_WARNING "warning: cmdline: unknown option '%s' ignored\n", word);
