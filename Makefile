@@ -8,6 +8,7 @@ LD	:= $(CROSS_COMPILE)ld
 OBJCOPY	:= $(CROSS_COMPILE)objcopy
 OBJDUMP	:= $(CROSS_COMPILE)objdump
 NM	:= $(CROSS_COMPILE)nm
+READELF	:= $(CROSS_COMPILE)readelf
 NASM	:= nasm
 PYTHON	:= python3
 
@@ -32,8 +33,11 @@ CFLAGS	:= -std=gnu11 -O2 -g -Wall -Wextra -Werror=implicit-function-declaration 
 NASMFLAGS := -f elf64 -g -F dwarf -Iinclude/
 LDFLAGS	:= -n -z noexecstack -z max-page-size=4096
 
-KSRC_C	:= $(wildcard kernel/*.c arch/x86/*.c mm/*.c)
-KSRC_S	:= $(wildcard boot/*.asm arch/x86/*.asm)
+# arch/x86/vdso/vdso.c and vdso_image.asm are kernel code; the other C files
+# there are the vDSO's own, built into a shared object below.
+VDSO_SRC := $(filter-out arch/x86/vdso/vdso.c,$(wildcard arch/x86/vdso/*.c))
+KSRC_C	:= $(wildcard kernel/*.c arch/x86/*.c mm/*.c) arch/x86/vdso/vdso.c
+KSRC_S	:= $(wildcard boot/*.asm arch/x86/*.asm arch/x86/vdso/*.asm)
 KOBJ	:= $(patsubst %.c,$(BUILD)/%.o,$(KSRC_C)) $(patsubst %.asm,$(BUILD)/%.o,$(KSRC_S))
 
 all: $(BUILD)/kernel.elf user iso compile_commands.json
@@ -67,6 +71,49 @@ $(BUILD)/kernel.elf: $(KOBJ) linker/kernel.ld tools/ksyms
 	$(Q)$(OBJDUMP) -S $@ > $(BUILD)/kernel.asm 2>/dev/null
 
 user: $(USER_PROGS)
+vdso: $(BUILD)/vdso/vdso.so
+
+# The vDSO: a real ELF shared object from C, linked at 0 and mapped at a
+# random address in every process (docs/vdso.md). Position-independent and
+# self-contained; user mode runs it, so the kernel's -mcmodel=kernel and
+# -mno-red-zone do not apply. vdso.so.dbg keeps the symbols (for gdb and
+# for vdso-offsets.h); vdso.so, stripped, is what the kernel embeds, once
+# tools/vdsocheck has found no relocation, import or writable part in it.
+VDSO_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror=implicit-function-declaration \
+	       -fPIC -ffreestanding -fno-stack-protector -fno-asynchronous-unwind-tables \
+	       -fno-unwind-tables -fcf-protection=none -fvisibility=hidden -Iinclude -MMD -MP
+VDSO_LDFLAGS := -shared -nostdlib -Wl,-T,linker/vdso.ld -Wl,--hash-style=both \
+		-Wl,-soname=linux-vdso.so.1 -Wl,--no-undefined -Wl,-z,max-page-size=4096 \
+		-Wl,-z,noexecstack -Wl,--build-id=none
+VDSO_OBJ := $(patsubst arch/x86/vdso/%.c,$(BUILD)/vdso/%.o,$(VDSO_SRC))
+
+$(BUILD)/vdso/%.o: arch/x86/vdso/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(VDSO_CFLAGS) -c $< -o $@
+
+$(BUILD)/vdso/vdso.so.dbg: $(VDSO_OBJ) linker/vdso.ld
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(VDSO_LDFLAGS) -o $@ $(VDSO_OBJ)
+	$(Q)$(OBJDUMP) -S $@ > $(BUILD)/vdso/vdso.asm
+	$(Q)$(NM) -n $@ > $(BUILD)/vdso/vdso.sym
+
+$(BUILD)/vdso/vdso.so: $(BUILD)/vdso/vdso.so.dbg tools/vdsocheck
+	@$(if $(Q),echo "  VDSO    $@")
+	$(Q)$(OBJCOPY) -S $< $@.tmp
+	$(Q)$(PYTHON) tools/vdsocheck --readelf $(READELF) $@.tmp || { rm -f $@.tmp; exit 1; }
+	$(Q)mv $@.tmp $@
+
+# Offsets of the image's own symbols that the kernel writes (vdso_params).
+$(BUILD)/vdso/vdso-offsets.h: $(BUILD)/vdso/vdso.so.dbg
+	$(Q)$(NM) $< | awk '$$3 == "vdso_params" { print "#define VDSO_SYM_vdso_params 0x" $$1 }' > $@.tmp
+	$(Q)grep -q VDSO_SYM_vdso_params $@.tmp || { echo "vdso: no vdso_params symbol in $<"; exit 1; }
+	$(Q)mv $@.tmp $@
+
+$(BUILD)/arch/x86/vdso/vdso.o: $(BUILD)/vdso/vdso-offsets.h
+$(BUILD)/arch/x86/vdso/vdso.o: CFLAGS += -I$(BUILD)/vdso
+$(BUILD)/arch/x86/vdso/vdso_image.o: $(BUILD)/vdso/vdso.so
+$(BUILD)/arch/x86/vdso/vdso_image.o: NASMFLAGS += -DVDSO_SO='"$(BUILD)/vdso/vdso.so"'
 
 # GRUB: a menu that waits a few seconds for people and not at all for tests.
 GRUB_TIMEOUT ?= 3
@@ -118,6 +165,6 @@ clean:
 	rm -rf $(BUILD) compile_commands.json
 
 FORCE:
-.PHONY: all user iso run run-uefi debug test bench clean setup-check FORCE
+.PHONY: all user vdso iso run run-uefi debug test bench clean setup-check FORCE
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -79,13 +79,6 @@ static void set_comm(struct process *p, const char *path)
 	strlcpy(p->comm, base, sizeof(p->comm));
 }
 
-/* Until the vDSO exists, programs start without one (no AT_SYSINFO_EHDR). */
-__attribute__((weak)) int map_vdso(struct mm *mm)
-{
-	(void)mm;
-	return 0;
-}
-
 /* Replace p's program; argv and envp are in kernel memory. */
 int exec_image(struct process *p, const char *path, char *const argv[], int argc,
 	       char *const envp[], int envc)

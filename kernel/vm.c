@@ -128,6 +128,40 @@ static int carve(struct mm *mm, uint64_t start, uint64_t end, int new_prot, bool
 	return 0;
 }
 
+/*
+ * Map npages kernel-owned frames from phys on at start, as one new area:
+ * the same frames in every address space that maps them (the vDSO). Their
+ * entries carry PTE_SHARED, so that unmapping and freeing the address
+ * space leave the frames alone, fork shares them instead of copying, and
+ * mprotect cannot make them writable. prot must not include PROT_WRITE.
+ */
+int mm_map_shared(struct mm *mm, uint64_t start, uint64_t phys, size_t npages, int prot,
+		  const char *name)
+{
+	struct vma *v;
+	size_t i;
+
+	if (prot & PROT_WRITE)
+		return -EINVAL;
+	if (!(v = kzalloc(sizeof(*v))))
+		return -ENOMEM;
+	mm_unmap(mm, start, npages * PAGE_SIZE);
+	for (i = 0; i < npages; i++) {
+		uint64_t *pte = pte_lookup(mm->pml4, start + i * PAGE_SIZE, true);
+
+		if (!pte) {
+			kfree(v);
+			mm_unmap(mm, start, i * PAGE_SIZE);
+			return -ENOMEM;
+		}
+		*pte = (phys + i * PAGE_SIZE) | prot_to_pte(prot) | PTE_SHARED;
+	}
+	*v = (struct vma){ .start = start, .end = start + npages * PAGE_SIZE, .prot = prot,
+			   .name = name };
+	insert_vma(mm, v);
+	return 0;
+}
+
 /* Map zeroed pages for [start, start + len) with prot, as one new area. */
 int mm_map(struct mm *mm, uint64_t start, uint64_t len, int prot, const char *name)
 {
@@ -168,7 +202,8 @@ int mm_unmap(struct mm *mm, uint64_t start, uint64_t len)
 		uint64_t *pte = pte_lookup(mm->pml4, va, false);
 
 		if (pte && (*pte & PTE_ADDR)) {
-			frame_free(*pte & PTE_ADDR);
+			if (!(*pte & PTE_SHARED))
+				frame_free(*pte & PTE_ADDR);
 			*pte = 0;
 			flush_if_current(mm, va);
 		}
@@ -176,19 +211,29 @@ int mm_unmap(struct mm *mm, uint64_t start, uint64_t len)
 	return carve(mm, start, start + len, 0, false);
 }
 
-/* Linux: -ENOMEM unless every page of the range belongs to an area. */
+/*
+ * Linux: -ENOMEM unless every page of the range belongs to an area. A
+ * shared frame (the vDSO) cannot become writable: every process would see
+ * the write. Linux answers -EACCES for write access to what is mapped
+ * read-only and shared; so does ccos.
+ */
 int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 {
 	uint64_t va;
 
-	for (va = start; va < start + len; va += PAGE_SIZE)
+	for (va = start; va < start + len; va += PAGE_SIZE) {
+		uint64_t *pte = pte_lookup(mm->pml4, va, false);
+
 		if (!mm_find_vma(mm, va))
 			return -ENOMEM;
+		if ((prot & PROT_WRITE) && pte && (*pte & PTE_SHARED))
+			return -EACCES;
+	}
 	for (va = start; va < start + len; va += PAGE_SIZE) {
 		uint64_t *pte = pte_lookup(mm->pml4, va, false);
 
 		if (pte && (*pte & PTE_ADDR)) {
-			*pte = (*pte & PTE_ADDR) | prot_to_pte(prot);
+			*pte = (*pte & (PTE_ADDR | PTE_SHARED)) | prot_to_pte(prot);
 			flush_if_current(mm, va);
 		}
 	}
@@ -214,7 +259,7 @@ uint64_t mm_find_gap(struct mm *mm, uint64_t len)
 	return top - len >= MMAP_BOTTOM ? top - len : 0;
 }
 
-/* fork: the same areas, each page copied into a frame of its own. */
+/* fork: the same areas, each page copied into a frame of its own (shared frames: shared). */
 struct mm *mm_copy(struct mm *old)
 {
 	struct mm *mm = mm_create();
@@ -241,6 +286,12 @@ struct mm *mm_copy(struct mm *old)
 
 			if (!src || !(*src & PTE_ADDR))
 				continue;
+			if (*src & PTE_SHARED) {
+				if (!(dst = pte_lookup(mm->pml4, va, true)))
+					goto fail;
+				*dst = *src;
+				continue;
+			}
 			if (!(frame = frame_alloc()))
 				goto fail;
 			if (!(dst = pte_lookup(mm->pml4, va, true))) {
@@ -266,6 +317,8 @@ static int copy_mm(struct mm *mm, uint64_t va, void *buf, size_t n, bool to_mm)
 		char *page;
 
 		if (!pte || !(*pte & PTE_ADDR))
+			return -EFAULT;
+		if (to_mm && (*pte & PTE_SHARED))	/* every process would see it */
 			return -EFAULT;
 		page = (char *)phys_to_virt(*pte & PTE_ADDR) + va % PAGE_SIZE;
 		if (to_mm)

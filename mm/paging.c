@@ -125,11 +125,14 @@ static void free_level(uint64_t t, int level)
 	uint64_t *e = phys_to_virt(t);
 	int i;
 
-	/* A PROT_NONE page keeps its frame in an entry without P. */
+	/*
+	 * A PROT_NONE page keeps its frame in an entry without P. A shared
+	 * frame (PTE_SHARED: the vDSO's) belongs to the kernel, not to us.
+	 */
 	for (i = 0; i < 512; i++) {
 		if (level > 0 && (e[i] & PTE_P))
 			free_level(e[i] & PTE_ADDR, level - 1);
-		else if (level == 0 && (e[i] & PTE_ADDR))
+		else if (level == 0 && (e[i] & PTE_ADDR) && !(e[i] & PTE_SHARED))
 			frame_free(e[i] & PTE_ADDR);
 	}
 	frame_free(t);

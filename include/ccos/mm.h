@@ -15,6 +15,13 @@
 #define PTE_D		(1ul << 6)
 #define PTE_PS		(1ul << 7)	/* 2 MiB / 1 GiB page in a PD / PDPT entry */
 #define PTE_G		(1ul << 8)	/* global: kept in the TLB across CR3 loads */
+/*
+ * Bits 9-11 are ignored by the CPU and free for software (SDM Vol. 3
+ * §4.5). ccos sets bit 9 on user entries that map a frame shared by every
+ * process and owned by the kernel (the vDSO): freeing, unmapping and
+ * fork's copy leave such a frame alone, and it never becomes writable.
+ */
+#define PTE_SHARED	(1ul << 9)
 #define PTE_NX		(1ul << 63)	/* no execute; needs EFER.NXE */
 #define PTE_ADDR	0x000ffffffffff000ul
 

@@ -102,6 +102,8 @@ struct mm *mm_create(void);
 struct mm *mm_copy(struct mm *old);
 void mm_release(struct mm *mm);
 int mm_map(struct mm *mm, uint64_t start, uint64_t len, int prot, const char *name);
+int mm_map_shared(struct mm *mm, uint64_t start, uint64_t phys, size_t npages, int prot,
+		  const char *name);
 int mm_unmap(struct mm *mm, uint64_t start, uint64_t len);
 int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot);
 uint64_t mm_find_gap(struct mm *mm, uint64_t len);
