@@ -14,6 +14,8 @@ CONFIGS = [
     Config("ktest-bios", fw="bios", cmdline="ktest", ktap=True),
     Config("ktest-uefi", fw="uefi", cmdline="ktest", ktap=True),
     Config("ktest-qemu64", fw="bios", cpu="qemu64", cmdline="ktest", ktap=True),
+    # The kernel's page tables as ptdump prints them (test_memory.py).
+    Config("ptdump-bios", fw="bios", cmdline="ptdump ktest"),
     # Malformed and unknown options are warned about and defaulted; the
     # words after -- reach init, which fails to run "a" and exits with 1.
     Config("badopts-bios", fw="bios", cmdline="vsyscall=bogus clocksource= frobnicate -- a b",
