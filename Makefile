@@ -143,8 +143,12 @@ run: setup-check all
 run-uefi: FW = uefi
 run-uefi: run
 
+# QEMU paused under its gdb stub and gdb attached (docs/gdb.md). GDBPORT=
+# picks the port (default 26000 + uid % 5000), PROG= the user program whose
+# symbols gdb loads (default init, or the INIT= file).
 debug: setup-check all
-	$(PYTHON) tools/debug --fw $(FW)
+	$(PYTHON) tools/debug --fw $(FW) $(if $(QEMU_EXTRA),--extra "$(QEMU_EXTRA)") \
+		$(if $(GDBPORT),--port $(GDBPORT)) $(if $(PROG),--prog $(PROG),$(if $(INIT),--prog $(INIT)))
 
 # tools/tests boots its own ISOs in build/test/NAME/; pytest is Debian's
 # python3-pytest, so /usr/bin/python3 serves when $(PYTHON) lacks it.
