@@ -397,6 +397,13 @@ that has a C handler, DPL 3 or an IST stack."""
             raise gdb.GdbError("the IDT is not loaded yet (IDTR base %#x, limit %#x): idt_init()"
                                " loads it early in kmain; `break start_init`, `continue`" % (base, limit))
         count = (limit + 1) // 16
+        try:
+            ours = base == int(value("&idt")) & MASK64
+        except gdb.GdbError:
+            ours = True
+        if not ours:
+            print("(IDTR is not the kernel's `idt`: this is the firmware's or GRUB's IDT;"
+                  " idt_init() has not run yet)")
         if arg.strip():
             v = parse_address(arg.strip(), "a vector")
             if v >= count:
