@@ -14,6 +14,9 @@ CONFIGS = [
     Config("ktest-bios", fw="bios", cmdline="ktest", ktap=True),
     Config("ktest-uefi", fw="uefi", cmdline="ktest", ktap=True),
     Config("ktest-qemu64", fw="bios", cpu="qemu64", cmdline="ktest", ktap=True),
+    # init and the user-space test programs (user/*.c), under both firmwares.
+    Config("init-bios", fw="bios", ktap=True, timeout=120),
+    Config("init-uefi", fw="uefi", ktap=True, timeout=120),
     # The kernel's page tables as ptdump prints them (test_memory.py).
     Config("ptdump-bios", fw="bios", cmdline="ptdump ktest"),
     # Malformed and unknown options are warned about and defaulted; the
