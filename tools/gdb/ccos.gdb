@@ -22,3 +22,6 @@ set architecture i386:x86-64
 # tree from its own path, so build/kernel.elf is loaded from there.
 source tools/gdb/ccos.py
 ccos-kernel
+
+# Backtraces through trap frames into the interrupted code (unwind.py).
+source tools/gdb/unwind.py
