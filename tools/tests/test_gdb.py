@@ -1,0 +1,348 @@
+"""make debug and the gdb helpers against a live kernel: gdb -batch drives QEMU's stub.
+
+Each session boots one ISO under tools/debug --batch (QEMU stopped at the
+reset vector, gdb with tools/gdb/ccos.gdb, then the session's script) and
+keeps gdb's output in build/test/NAME/gdb.log. The scripts mark their
+steps with `echo @@@ STEP` lines; a test reads one step's output. The
+vsyscall walkthrough of docs/gdb.md runs as a script too, in emulate and in
+xonly mode.
+"""
+import dataclasses
+import glob
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+
+import pytest
+
+import harness
+from harness import Config
+
+GDB = shutil.which("gdb")
+pytestmark = pytest.mark.skipif(GDB is None, reason="gdb is not installed (tools/setup installs it)")
+
+DEBUG = os.path.join(harness.ROOT, "tools", "debug")
+VSYSCALL = 0xffffffffff600000
+VVAR = 0xffffffffff5ff000
+TIMEOUT = 240           # one session: a boot with gdb attached, under TCG
+
+
+def kernel_has(symbol):
+    """Whether build/kernel.elf defines symbol (from build/kernel.sym, nm -n)."""
+    try:
+        with open(os.path.join(harness.BUILD, "kernel.sym")) as f:
+            return any(line.split()[-1] == symbol for line in f if line.strip())
+    except OSError:
+        return False
+
+
+def free_port():
+    """A TCP port no one listens on now: not the per-user default, which a person may be using."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+@dataclasses.dataclass
+class Session:
+    name: str
+    output: str
+    code: int
+    log_path: str
+
+    def step(self, name):
+        """The output of one `echo @@@ NAME` step, up to the next step."""
+        m = re.search(r"^@@@ %s\n(.*?)(?=^@@@ |\Z)" % re.escape(name), self.output,
+                      re.MULTILINE | re.DOTALL)
+        assert m, self.report("step %r never ran" % name)
+        return m.group(1)
+
+    def report(self, headline):
+        tail = "\n".join("    | " + l for l in self.output.rstrip().splitlines()[-40:])
+        return "%s\n  gdb session %s exited with %d; its output: %s\n  last lines:\n%s" % (
+            headline, self.name, self.code, os.path.relpath(self.log_path, harness.ROOT), tail)
+
+
+def run_session(config, script, prog="init"):
+    """Boot config under tools/debug --batch with script; the Session."""
+    workdir = os.path.join(harness.TEST_DIR, config.name)
+    shutil.rmtree(workdir, ignore_errors=True)
+    os.makedirs(workdir)
+    iso = harness.build_iso(config, workdir)
+    script_path = os.path.join(workdir, "script.gdb")
+    with open(script_path, "w") as f:
+        f.write(script)
+    cmd = [sys.executable, DEBUG, "--batch", script_path, "--iso", iso, "--fw", config.fw,
+           "--port", str(free_port()), "--log", os.path.join(workdir, "serial.log"),
+           "--timeout", str(TIMEOUT), "--prog", prog]
+    if config.extra:
+        cmd += ["--extra", " ".join(config.extra)]
+    r = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=TIMEOUT + 30, cwd=harness.ROOT)
+    out = r.stdout.decode("utf-8", "replace")
+    log_path = os.path.join(workdir, "gdb.log")
+    with open(log_path, "w") as f:
+        f.write(out)
+    return Session(config.name, out, r.returncode, log_path)
+
+
+def hex_of(text, what, session):
+    m = re.search(r"^\$\d+ = (0x[0-9a-f]+)", text, re.MULTILINE)
+    assert m, session.report("no value printed for %s" % what)
+    return int(m.group(1), 16)
+
+
+# --- Booting to kmain, and the helpers at the end of kmain --------------------------
+
+KMAIN_SCRIPT = """
+break kmain
+continue
+echo @@@ kmain\\n
+print/x $pc
+break start_init
+continue
+echo @@@ idt-3\\n
+ccos-idt 3
+echo @@@ idt-14\\n
+ccos-idt 14
+echo @@@ pt-vvar\\n
+ccos-pt 0xffffffffff5ff000
+echo @@@ pt-vsyscall\\n
+ccos-pt 0xffffffffff600000
+echo @@@ vvar\\n
+ccos-vvar
+echo @@@ idt-0xcc\\n
+ccos-idt 0xcc
+echo @@@ vsyscall\\n
+ccos-vsyscall
+echo @@@ end\\n
+"""
+
+_sessions = {}
+
+
+def session(fw):
+    if fw not in _sessions:
+        _sessions[fw] = run_session(Config("gdb-" + fw, fw=fw), KMAIN_SCRIPT)
+    return _sessions[fw]
+
+
+@pytest.mark.parametrize("fw", ["bios", "uefi"])
+def test_breakpoint_at_kmain(fw):
+    """A breakpoint in 64-bit code, set before the firmware runs, is hit at kmain."""
+    s = session(fw)
+    pc = hex_of(s.step("kmain"), "$pc at kmain", s)
+    m = re.search(r"^([0-9a-f]+) T kmain$", open(os.path.join(harness.BUILD, "kernel.sym")).read(),
+                  re.MULTILINE)
+    assert m, "kmain is not in build/kernel.sym"
+    # gdb puts a breakpoint on a function after its prologue: at most a few bytes in.
+    assert 0 <= pc - int(m.group(1), 16) < 32, s.report("stopped at %#x, not in kmain" % pc)
+    assert "Breakpoint 1, kmain (" in s.output, s.report("breakpoint 1 (kmain) not reported")
+
+
+@pytest.mark.parametrize("vector,dpl", [(3, 3), (14, 0)], ids=["int3", "page-fault"])
+def test_idt_gate(vector, dpl):
+    s = session("bios")
+    out = s.step("idt-%d" % vector)
+    assert re.search(r"^0x%02x +%d .* interrupt gate, DPL %d, IST 0, selector 0x10, handler "
+                     r"0x[0-9a-f]+ <trap_stub_%d>" % (vector, vector, dpl, vector), out, re.MULTILINE), \
+        s.report("ccos-idt %d: not an interrupt gate with DPL %d into trap_stub_%d:\n%s"
+                 % (vector, dpl, vector, out))
+
+
+def test_idt_page_fault_handler():
+    s = session("bios")
+    assert re.search(r"-> page_fault$", s.step("idt-14"), re.MULTILINE), \
+        s.report("ccos-idt 14 does not name page_fault as the C handler")
+
+
+def test_idt_vsyscall_vector():
+    """design.md: vector 0xcc is a present 64-bit interrupt gate, DPL 3, kernel code segment."""
+    if not kernel_has("emulate_vsyscall"):
+        pytest.skip("the kernel has no emulate_vsyscall yet (the vsyscall work is not merged)")
+    s = session("bios")
+    out = s.step("idt-0xcc")
+    assert re.search(r"^0xcc 204 .* interrupt gate, DPL 3, IST 0, selector 0x10, .*"
+                     r"-> emulate_vsyscall$", out, re.MULTILINE), \
+        s.report("ccos-idt 0xcc is not a DPL 3 interrupt gate to emulate_vsyscall:\n" + out)
+
+
+@pytest.mark.parametrize("fw", ["bios", "uefi"])
+def test_pt_vvar_page(fw):
+    """design.md: the vvar page is user-readable, read-only and no-execute."""
+    s = session(fw)
+    out = s.step("pt-vvar")
+    assert re.search(r"^  PT  \[511\] .* P U NX -> page$", out, re.MULTILINE), \
+        s.report("the vvar page's PT entry is not P U NX:\n" + out)
+    assert re.search(r"^ccos-pt: 0xffffffffff5ff000 -> phys 0x[0-9a-f]+ \(4 KiB page\): "
+                     r"user, read-only, no-execute$", out, re.MULTILINE), \
+        s.report("ccos-pt does not show the vvar page user, read-only, no-execute:\n" + out)
+
+
+def test_pt_vsyscall_page():
+    """design.md, emulate mode: the vsyscall page is present, user, read + execute, not writable."""
+    if not kernel_has("emulate_vsyscall"):
+        pytest.skip("the kernel has no vsyscall page yet (the vsyscall work is not merged)")
+    s = session("bios")
+    out = s.step("pt-vsyscall")
+    assert re.search(r"^ccos-pt: 0xffffffffff600000 -> phys 0x[0-9a-f]+ \(4 KiB page\): "
+                     r"user, read-only, executable$", out, re.MULTILINE), \
+        s.report("ccos-pt does not show the vsyscall page user, read-only, executable:\n" + out)
+
+
+def test_vvar_fields():
+    s = session("bios")
+    out = s.step("vvar")
+    for field in ("jiffies", "vgetcpu_mode", "seq", "vclock_mode", "mult", "shift",
+                  "wall_time", "wall_to_monotonic", "wall_time_coarse", "sys_tz"):
+        assert re.search(r"^ +%s " % field, out, re.MULTILINE), s.report("ccos-vvar has no %s" % field)
+    assert "vvar page at 0xffffffffff5ff000" in out, s.report("ccos-vvar did not read the user mapping")
+
+
+def test_vsyscall_page_bytes():
+    """emulate mode: `int $0xcc` at each entry, 0xcc everywhere else, no system-call instruction."""
+    if not kernel_has("emulate_vsyscall"):
+        pytest.skip("the kernel has no vsyscall page yet (the vsyscall work is not merged)")
+    s = session("bios")
+    out = s.step("vsyscall")
+    assert "vsyscall mode: emulate" in out, s.report("ccos-vsyscall: mode is not emulate")
+    for entry in (0x000, 0x400, 0x800):
+        assert re.search(r"^%#x \w+: cd cc cc cc" % (VSYSCALL + entry), out, re.MULTILINE), \
+            s.report("the entry at +%#x does not start cd cc:\n%s" % (entry, out))
+        assert re.search(r"^    %#x: int +\$0xcc$" % (VSYSCALL + entry), out, re.MULTILINE), \
+            s.report("the entry at +%#x does not disassemble to int $0xcc" % entry)
+    assert "4090 of 4096 bytes are 0xcc" in out, s.report("the padding is not all 0xcc")
+    assert "system-call byte sequences in the page: none" in out, s.report("a syscall sequence")
+
+
+def test_session_ended_cleanly():
+    s = session("bios")
+    s.step("end")
+    assert s.code == 0, s.report("gdb -batch failed")
+
+
+# --- The vsyscall walkthrough (docs/gdb.md) ----------------------------------------
+
+def vsyscall_program():
+    """A user program that calls the vsyscall page (its listing names the address)."""
+    found = []
+    for asm in sorted(glob.glob(os.path.join(harness.USER_DIR, "*.asm"))):
+        with open(asm, errors="replace") as f:
+            if "ffffffffff600000" in f.read():
+                found.append(os.path.basename(asm)[:-4])
+    found.sort(key=lambda n: (not n.startswith("vsyscall"), n))
+    return found[0] if found else None
+
+
+CALL_LENGTHS = (2, 3, 5, 6, 7)    # call *%rax, call *%r8, call rel32, call *m(%rip), call *m(%rax,..)
+
+
+def walkthrough_script(prog, mode):
+    """docs/gdb.md's steps: stop at the gettimeofday entry, step into the kernel, come back."""
+    # In xonly mode the page is not present: not even gdb can read it.
+    peek = "x/i $pc" if mode == "emulate" else ""
+    calls = "\n".join("x/2i $pc - %d" % n for n in CALL_LENGTHS)
+    return """
+break *0xffffffffff600000 if $_streq($ccos_comm(), "{prog}")
+continue
+echo @@@ entry\\n
+print/x $pc
+{peek}
+set $ret = *(unsigned long *)$rsp
+print/x $ret
+bt
+echo @@@ stepi\\n
+stepi
+print/x $pc
+info symbol $pc
+echo @@@ handler\\n
+break emulate_vsyscall
+continue
+ccos-frame
+bt
+echo @@@ finish\\n
+delete
+tbreak *$ret
+continue
+print/x $pc
+info symbol $pc
+{calls}
+echo @@@ end\\n
+""".format(prog=prog, peek=peek, calls=calls)
+
+
+def walkthrough(mode):
+    if not kernel_has("emulate_vsyscall"):
+        pytest.skip("the kernel has no emulate_vsyscall yet (the vsyscall work is not merged)")
+    prog = vsyscall_program()
+    if prog is None:
+        pytest.skip("no user program in build/user calls the vsyscall page yet")
+    key = "walk-" + mode
+    if key not in _sessions:
+        # init runs only the program named after `--` (user/init.c).
+        config = Config("gdb-vsyscall-" + mode, fw="bios", mode=mode, cmdline="-- /bin/" + prog)
+        _sessions[key] = run_session(config, walkthrough_script(prog, mode), prog)
+    return _sessions[key], prog
+
+
+@pytest.mark.parametrize("mode", ["emulate", "xonly"])
+def test_walkthrough_stops_at_entry(mode):
+    s, prog = walkthrough(mode)
+    out = s.step("entry")
+    assert hex_of(out, "$pc", s) == VSYSCALL, s.report("not stopped at the gettimeofday entry")
+    ret = int(re.findall(r"^\$\d+ = (0x[0-9a-f]+)", out, re.MULTILINE)[1], 16)
+    # The backtrace goes from the page into the program, at the return address.
+    assert re.search(r"^#1  0x0*%x in \w+ " % ret, out, re.MULTILINE), \
+        s.report("bt at the entry does not show the caller at %#x:\n%s" % (ret, out))
+    if mode == "emulate":
+        assert re.search(r"int +\$0xcc", out), s.report("the entry is not int $0xcc")
+
+
+@pytest.mark.parametrize("mode,stub", [("emulate", 204), ("xonly", 14)])
+def test_walkthrough_stepi_enters_kernel(mode, stub):
+    """One stepi at the entry: int $0xcc (emulate) or the fetch fault (xonly) enters its stub."""
+    s, _ = walkthrough(mode)
+    out = s.step("stepi")
+    assert re.search(r"^trap_stub_%d in section \.text" % stub, out, re.MULTILINE), \
+        s.report("stepi at the entry did not land in trap_stub_%d:\n%s" % (stub, out))
+
+
+@pytest.mark.parametrize("mode,vector,rip", [("emulate", "0xcc", VSYSCALL + 2),
+                                              ("xonly", "0xe", VSYSCALL)])
+def test_walkthrough_trap_frame(mode, vector, rip):
+    """In emulate_vsyscall the frame shows the user's call: its rip in the page, CS 0x33 (ring 3)."""
+    s, prog = walkthrough(mode)
+    out = s.step("handler")
+    assert re.search(r"^Breakpoint \d+, emulate_vsyscall \(tf=", out, re.MULTILINE), \
+        s.report("emulate_vsyscall's breakpoint was not hit:\n" + out)
+    assert re.search(r"^  vector %s " % vector, out, re.MULTILINE), s.report("vector is not " + vector)
+    assert re.search(r"^  rip    %#018x <vsyscall gettimeofday\+%#x>$" % (rip, rip - VSYSCALL),
+                     out, re.MULTILINE), s.report("the frame's rip is not %#x:\n%s" % (rip, out))
+    assert re.search(r"^  cs     0x33 \(user code, 64-bit, ring 3\)$", out, re.MULTILINE), \
+        s.report("the frame's cs is not 0x33 (ring 3)")
+    # The backtrace crosses the trap frame into the program.
+    assert re.search(r"^#\d+ +0x[0-9a-f]+ in \?\? \(\)|^#\d+ +0xffffffffff6000", out, re.MULTILINE), \
+        s.report("bt in emulate_vsyscall does not reach the vsyscall page")
+
+
+@pytest.mark.parametrize("mode", ["emulate", "xonly"])
+def test_walkthrough_returns_after_call(mode):
+    """Back in user mode at the instruction after the call, in the program."""
+    s, prog = walkthrough(mode)
+    ret = int(re.findall(r"^\$\d+ = (0x[0-9a-f]+)", s.step("entry"), re.MULTILINE)[1], 16)
+    out = s.step("finish")
+    assert hex_of(out, "$pc", s) == ret, s.report("did not come back at %#x:\n%s" % (ret, out))
+    assert re.search(r"^\w+ \+ \d+ in section \.text of .*/%s\.elf$" % prog, out, re.MULTILINE), \
+        s.report("%#x is not in %s's text" % (ret, prog))
+    # Some `x/2i $pc - N` shows a call whose next instruction is at $pc.
+    insns = re.findall(r"^(?:=> )? *0x([0-9a-f]+) <[^>]*>:\t(\S+)", out, re.MULTILINE)
+    after_call = any(op.startswith("call") and int(nxt, 16) == ret
+                     for (addr, op), (nxt, _) in zip(insns[0::2], insns[1::2]))
+    assert after_call, s.report("the instruction before %#x is not a call:\n%s" % (ret, out))
+    s.step("end")
+    assert s.code == 0, s.report("gdb -batch failed")
