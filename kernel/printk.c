@@ -76,6 +76,14 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			else
 				break;
 		}
+		if (*fmt == '*') {		/* the width is an int argument */
+			width = va_arg(ap, int);
+			if (width < 0) {
+				left = true;
+				width = -width;
+			}
+			fmt++;
+		}
 		for (; *fmt >= '0' && *fmt <= '9'; fmt++)
 			width = width * 10 + (*fmt - '0');
 		for (;; fmt++) {

@@ -105,6 +105,17 @@ KTEST(printk_odd_formats)
 	KEXPECT_STREQ(buf, "42   |");
 }
 
+/* A '*' width comes from an int argument; negative means left-justified (procfs uses it). */
+KTEST(printk_star_width)
+{
+	KEXPECT_EQ(snprintf(buf, sizeof(buf), "%*s|", 5, "ab"), 6);
+	KEXPECT_STREQ(buf, "   ab|");
+	KEXPECT_EQ(snprintf(buf, sizeof(buf), "%*s%s", 3, "", "[vdso]"), 9);
+	KEXPECT_STREQ(buf, "   [vdso]");
+	KEXPECT_EQ(snprintf(buf, sizeof(buf), "%*d|", -4, 7), 5);
+	KEXPECT_STREQ(buf, "7   |");
+}
+
 KTEST(printk_truncation)
 {
 	char small[6];

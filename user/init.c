@@ -5,6 +5,7 @@
 static const char *const programs[] = {
 	"/bin/systest",
 	"/bin/proctest",
+	"/bin/vdsotest",
 };
 
 /* Fork, exec argv[0], and wait for it (reaping orphans meanwhile). */

@@ -1,0 +1,663 @@
+/* vdsotest: find the vDSO as a C library would, check every function against the system call, and time it. */
+#include "ulib.h"
+#include "vdso.h"
+
+/*
+ * The same binary runs on ccos and on Linux (./build/user/vdsotest.elf on
+ * the host): the cases that depend on ccos's own kernel (its vvar page,
+ * its mprotect answer) say so and adapt; the rest must pass on both.
+ */
+
+#define CLOCK_PROCESS_CPUTIME_ID 2
+#define CLOCK_MONOTONIC_RAW	4
+#define CLOCK_REALTIME_COARSE	5
+#define CLOCK_MONOTONIC_COARSE	6
+#define CLOCK_BOOTTIME		7
+#define PR_SET_SECCOMP		22
+#define SECCOMP_MODE_STRICT	1
+#define PROT_EXEC		4
+#define VSYSCALL_LINE		"ffffffffff600000-ffffffffff601000"
+#define VVAR_ADDRESS		0xffffffffff5ff000ul
+#define VGTOD_VCLOCK_MODE	(128 + 4)	/* vvar: gtod at 128, vclock_mode after seq */
+
+typedef int (*clock_gettime_fn)(int clock, struct timespec *ts);
+typedef int (*gettimeofday_fn)(struct timeval *tv, struct timezone *tz);
+typedef long (*time_fn)(long *t);
+typedef long (*getcpu_fn)(unsigned int *cpu, unsigned int *node, void *tcache);
+typedef int (*clock_getres_fn)(int clock, struct timespec *res);
+
+static struct vdso vdso;
+static clock_gettime_fn v_clock_gettime;
+static gettimeofday_fn v_gettimeofday;
+static time_fn v_time;
+static getcpu_fn v_getcpu;
+static clock_getres_fn v_clock_getres;
+static int on_ccos;
+
+static const struct {
+	int id;
+	const char *name;
+} user_clocks[] = {		/* the clocks the vDSO serves in user mode */
+	{ CLOCK_REALTIME, "CLOCK_REALTIME" },
+	{ CLOCK_MONOTONIC, "CLOCK_MONOTONIC" },
+	{ CLOCK_REALTIME_COARSE, "CLOCK_REALTIME_COARSE" },
+	{ CLOCK_MONOTONIC_COARSE, "CLOCK_MONOTONIC_COARSE" },
+};
+
+static const char *const exports[] = {
+	"clock_gettime", "gettimeofday", "time", "getcpu", "clock_getres",
+};
+
+static long ts_cmp(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec != b->tv_sec ? a->tv_sec - b->tv_sec : a->tv_nsec - b->tv_nsec;
+}
+
+static unsigned long rdtsc(void)
+{
+	unsigned int lo, hi;
+
+	asm volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return (unsigned long)hi << 32 | lo;
+}
+
+/* The whole of /proc/self/maps into buf (NUL-terminated); its length or -errno. */
+static long read_maps(char *buf, size_t size)
+{
+	long fd = open("/proc/self/maps", O_RDONLY, 0), n, len = 0;
+
+	if (fd < 0)
+		return fd;
+	while (len < (long)size - 1 && (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = '\0';
+	return len;
+}
+
+/* Copy the line of maps that ends in tag ("[vdso]") into line; 0 if there is none. */
+static int maps_line(const char *maps, const char *tag, char *line, size_t size)
+{
+	const char *p = maps;
+	size_t taglen = strlen(tag);
+
+	while (*p) {
+		const char *end = strchr(p, '\n');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (len >= taglen && !memcmp(p + len - taglen, tag, taglen)) {
+			if (len >= size)
+				len = size - 1;
+			memcpy(line, p, len);
+			line[len] = '\0';
+			return 1;
+		}
+		p += len + (end ? 1 : 0);
+	}
+	return 0;
+}
+
+static unsigned long hex(const char *s)
+{
+	unsigned long v = 0;
+
+	for (;; s++) {
+		int c = *s;
+
+		if (c >= '0' && c <= '9')
+			v = v * 16 + c - '0';
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + c - 'a' + 10;
+		else
+			return v;
+	}
+}
+
+/* ---- finding the vDSO ---- */
+
+static int test_found(void)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+
+	if (!base)
+		return ktap_fail("no AT_SYSINFO_EHDR in the auxiliary vector");
+	if (vdso_parse(&vdso, base))
+		return ktap_fail("the image at %lx is not an ELF object with a dynamic symbol table", base);
+	ktap_diag("vDSO at %lx, soname %s, %s%s%s", base, vdso.soname ? vdso.soname : "(none)",
+		  vdso.hash ? "DT_HASH " : "", vdso.gnu_hash ? "DT_GNU_HASH " : "",
+		  vdso.verdef ? "versioned" : "unversioned");
+	v_clock_gettime = vdso_sym("LINUX_2.6", "__vdso_clock_gettime");
+	v_gettimeofday = vdso_sym("LINUX_2.6", "__vdso_gettimeofday");
+	v_time = vdso_sym("LINUX_2.6", "__vdso_time");
+	v_getcpu = vdso_sym("LINUX_2.6", "__vdso_getcpu");
+	v_clock_getres = vdso_sym("LINUX_2.6", "__vdso_clock_getres");
+	if (!v_clock_gettime || !v_gettimeofday || !v_time || !v_getcpu)
+		return ktap_fail("a function is missing: clock_gettime %p gettimeofday %p time %p getcpu %p",
+				 v_clock_gettime, v_gettimeofday, v_time, v_getcpu);
+	return 1;
+}
+
+/*
+ * Every export by both names, through both hash tables, in LINUX_2.6 and
+ * nowhere else; the plain name is the same code as the __vdso_ one.
+ */
+static int test_lookup(void)
+{
+	struct vdso sysv = vdso;
+	char full[64];
+	size_t i;
+
+	sysv.gnu_hash = NULL;
+	for (i = 0; i < ARRAY_SIZE(exports); i++) {
+		void *plain, *prefixed, *by_sysv;
+
+		snprintf(full, sizeof(full), "__vdso_%s", exports[i]);
+		prefixed = vdso_lookup(&vdso, "LINUX_2.6", full);
+		plain = vdso_lookup(&vdso, "LINUX_2.6", exports[i]);
+		if (!prefixed) {
+			/* Linux's own vDSO added clock_getres in 5.x; an older host may lack it. */
+			if (!on_ccos && !strcmp(exports[i], "clock_getres"))
+				continue;
+			return ktap_fail("%s not found in LINUX_2.6", full);
+		}
+		if (plain && plain != prefixed)
+			return ktap_fail("%s at %p but %s at %p", exports[i], plain, full, prefixed);
+		if (!plain && on_ccos)
+			return ktap_fail("the weak alias %s is missing", exports[i]);
+		if (sysv.hash && (by_sysv = vdso_lookup(&sysv, "LINUX_2.6", full)) != prefixed)
+			return ktap_fail("DT_HASH finds %s at %p, DT_GNU_HASH at %p", full, by_sysv, prefixed);
+		if (vdso.verdef && vdso_lookup(&vdso, "LINUX_9.9", full))
+			return ktap_fail("%s found in the version LINUX_9.9, which does not exist", full);
+	}
+	if (vdso_lookup(&vdso, "LINUX_2.6", "__vdso_nonexistent") ||
+	    vdso_lookup(&sysv, "LINUX_2.6", "__vdso_nonexistent"))
+		return ktap_fail("a name that is not there was found");
+	if (on_ccos && (!vdso.soname || strcmp(vdso.soname, "linux-vdso.so.1")))
+		return ktap_fail("soname %s, not linux-vdso.so.1", vdso.soname ? vdso.soname : "(none)");
+	return 1;
+}
+
+/* ---- each function against the system call ---- */
+
+/* syscall <= vDSO <= syscall, many times over, for each clock served in user mode. */
+static int test_clock_gettime(int clock, const char *name)
+{
+	struct timespec s1, v, s2;
+	int i, r;
+
+	for (i = 0; i < 1000; i++) {
+		clock_gettime(clock, &s1);
+		r = v_clock_gettime(clock, &v);
+		clock_gettime(clock, &s2);
+		if (r)
+			return ktap_fail("vDSO clock_gettime(%s) returned %d", name, r);
+		if (v.tv_nsec < 0 || v.tv_nsec >= 1000000000)
+			return ktap_fail("tv_nsec %ld out of range", v.tv_nsec);
+		if (ts_cmp(&s1, &v) > 0 || ts_cmp(&v, &s2) > 0)
+			return ktap_fail("round %d: syscall %ld.%09ld, vDSO %ld.%09ld, syscall %ld.%09ld",
+					 i, s1.tv_sec, s1.tv_nsec, v.tv_sec, v.tv_nsec,
+					 s2.tv_sec, s2.tv_nsec);
+	}
+	return 1;
+}
+
+/* Clocks the vDSO leaves to the kernel give the kernel's answer, whatever it is. */
+static int test_other_clocks(void)
+{
+	static const int others[] = { CLOCK_BOOTTIME, CLOCK_MONOTONIC_RAW,
+				      CLOCK_PROCESS_CPUTIME_ID, 3, 8, 11 };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(others); i++) {
+		struct timespec s1, v, s2;
+		long rs = clock_gettime(others[i], &s1);
+		int rv = v_clock_gettime(others[i], &v);
+
+		clock_gettime(others[i], &s2);
+		if (rv != rs)
+			return ktap_fail("clock %d: vDSO returned %d, the system call %ld", others[i], rv, rs);
+		/* the CPU-time clocks need not be ordered against a wall clock; these are */
+		if (!rs && (others[i] == CLOCK_BOOTTIME || others[i] == CLOCK_MONOTONIC_RAW) &&
+		    (ts_cmp(&s1, &v) > 0 || ts_cmp(&v, &s2) > 0))
+			return ktap_fail("clock %d: syscall %ld.%09ld, vDSO %ld.%09ld, syscall %ld.%09ld",
+					 others[i], s1.tv_sec, s1.tv_nsec, v.tv_sec, v.tv_nsec,
+					 s2.tv_sec, s2.tv_nsec);
+	}
+	return 1;
+}
+
+static int test_invalid_clock(void)
+{
+	static const int bad[] = { -1, 64, 100, 0x7fffffff };	/* Linux 6.17 made 16-23 aux clocks */
+	struct timespec ts;
+	size_t i;
+	int r;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		if ((r = v_clock_gettime(bad[i], &ts)) != -EINVAL)
+			return ktap_fail("clock_gettime(%d) returned %d, not -EINVAL", bad[i], r);
+		if (v_clock_getres && (r = v_clock_getres(bad[i], &ts)) != -EINVAL)
+			return ktap_fail("clock_getres(%d) returned %d, not -EINVAL", bad[i], r);
+	}
+	return 1;
+}
+
+static int test_gettimeofday(void)
+{
+	struct timeval s1, v, s2;
+	struct timezone tzs = { -1, -1 }, tzv = { -2, -2 };
+	int i, r;
+
+	for (i = 0; i < 1000; i++) {
+		gettimeofday(&s1, &tzs);
+		r = v_gettimeofday(&v, &tzv);
+		gettimeofday(&s2, NULL);
+		if (r)
+			return ktap_fail("vDSO gettimeofday returned %d", r);
+		if (v.tv_usec < 0 || v.tv_usec >= 1000000)
+			return ktap_fail("tv_usec %ld out of range", v.tv_usec);
+		if (s1.tv_sec * 1000000 + s1.tv_usec > v.tv_sec * 1000000 + v.tv_usec ||
+		    v.tv_sec * 1000000 + v.tv_usec > s2.tv_sec * 1000000 + s2.tv_usec)
+			return ktap_fail("round %d: syscall %ld.%06ld, vDSO %ld.%06ld, syscall %ld.%06ld",
+					 i, s1.tv_sec, s1.tv_usec, v.tv_sec, v.tv_usec,
+					 s2.tv_sec, s2.tv_usec);
+		if (tzs.tz_minuteswest != tzv.tz_minuteswest || tzs.tz_dsttime != tzv.tz_dsttime)
+			return ktap_fail("time zone %d/%d, the system call's %d/%d", tzv.tz_minuteswest,
+					 tzv.tz_dsttime, tzs.tz_minuteswest, tzs.tz_dsttime);
+	}
+	if ((r = v_gettimeofday(NULL, NULL)) != 0)
+		return ktap_fail("gettimeofday(NULL, NULL) returned %d", r);
+	return 1;
+}
+
+static int test_time(void)
+{
+	long s1, v, s2, t = -1;
+
+	s1 = time(NULL);
+	v = v_time(&t);
+	s2 = time(NULL);
+	if (t != v)
+		return ktap_fail("time(&t) returned %ld but stored %ld", v, t);
+	if (s1 > v || v > s2)
+		return ktap_fail("syscall %ld, vDSO %ld, syscall %ld", s1, v, s2);
+	return 1;
+}
+
+/* Pinned to the CPU it is on, a process must get the same answer both ways. */
+static int test_getcpu(void)
+{
+	unsigned long mask[16] = { 0 };
+	unsigned int cs, ns, cv = ~0u, nv = ~0u, only;
+	long r;
+
+	if ((r = getcpu(&cs, &ns, NULL)))
+		return ktap_fail("the getcpu system call failed: %ld", r);
+	mask[cs / 64] = 1ul << (cs % 64);
+	sched_setaffinity(0, sizeof(mask), mask);
+	getcpu(&cs, &ns, NULL);
+	if ((r = v_getcpu(&cv, &nv, NULL)))
+		return ktap_fail("vDSO getcpu returned %ld", r);
+	if (cv != cs || nv != ns)
+		return ktap_fail("vDSO says cpu %u node %u, the system call cpu %u node %u", cv, nv, cs, ns);
+	if (v_getcpu(&only, NULL, NULL) || only != cs || v_getcpu(NULL, NULL, NULL))
+		return ktap_fail("getcpu with NULL node or cpu failed");
+	ktap_diag("getcpu: cpu %u node %u", cv, nv);
+	return 1;
+}
+
+static int test_clock_getres(void)
+{
+	int clock;
+
+	if (!v_clock_getres)
+		return ktap_fail("no __vdso_clock_getres");
+	for (clock = 0; clock < 12; clock++) {
+		struct timespec rs = { -1, -1 }, rv = { -2, -2 };
+		long s = clock_getres(clock, &rs);
+		int v = v_clock_getres(clock, &rv);
+
+		if (v != s || (!s && ts_cmp(&rs, &rv)))
+			return ktap_fail("clock %d: vDSO %d %ld.%09ld, system call %ld %ld.%09ld", clock, v,
+					 rv.tv_sec, rv.tv_nsec, s, rs.tv_sec, rs.tv_nsec);
+		if (v_clock_getres(clock, NULL) != s)
+			return ktap_fail("clock %d: with res NULL, not the system call's %ld", clock, s);
+	}
+	return 1;
+}
+
+/* ---- where it is mapped ---- */
+
+static char maps[16384];
+
+static int test_maps(void)
+{
+	char line[160];
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+
+	if (read_maps(maps, sizeof(maps)) <= 0)
+		return ktap_fail("cannot read /proc/self/maps");
+	if (!maps_line(maps, "[vdso]", line, sizeof(line)))
+		return ktap_fail("no [vdso] line in /proc/self/maps");
+	ktap_diag("%s", line);
+	if (hex(line) != base)
+		return ktap_fail("[vdso] starts at %lx, AT_SYSINFO_EHDR is %lx", hex(line), base);
+	if (base % 4096)
+		return ktap_fail("[vdso] at %lx is not page-aligned", base);
+	if (memcmp(strchr(line, ' '), " r-xp ", 6))
+		return ktap_fail("[vdso] is not r-xp: %s", line);
+	if (!maps_line(maps, "[vvar]", line, sizeof(line)))
+		return ktap_fail("no [vvar] line in /proc/self/maps");
+	ktap_diag("%s", line);
+	if (maps_line(maps, "[vsyscall]", line, sizeof(line)))
+		ktap_diag("%s", line);
+	return 1;
+}
+
+/*
+ * The article's experiment: the same program, exec'd twice, finds the vDSO
+ * somewhere else each time, and the vsyscall page where it always is. The
+ * helper modes below run in the exec'd processes: the first records its
+ * [vdso] and [vsyscall] lines and execs the second with them, which
+ * compares and says by its exit status.
+ */
+enum { SAME_VDSO = 1, VSYSCALL_MOVED = 2, NO_MAPS = 3, EXEC_FAILED = 4 };
+
+static int exec_helper(char *self, int argc, char **argv)
+{
+	char vd[160], vs[160] = "-";
+
+	if (read_maps(maps, sizeof(maps)) <= 0 || !maps_line(maps, "[vdso]", vd, sizeof(vd)))
+		return NO_MAPS;
+	maps_line(maps, "[vsyscall]", vs, sizeof(vs));
+	if (!strcmp(argv[1], "exec-first")) {
+		char *args[] = { self, "exec-second", vd, vs, NULL };
+
+		execve(self, args, environ);
+		return EXEC_FAILED;
+	}
+	if (argc < 4)
+		return NO_MAPS;
+	printf("# exec 1: %s\n# exec 2: %s\n", argv[2], vd);
+	if (strcmp(vs, "-"))
+		printf("# exec 1: %s\n# exec 2: %s\n", argv[3], vs);
+	if (hex(argv[2]) == hex(vd))
+		return SAME_VDSO;
+	if (strcmp(argv[3], vs) || (strcmp(vs, "-") && memcmp(vs, VSYSCALL_LINE, strlen(VSYSCALL_LINE))))
+		return VSYSCALL_MOVED;
+	return 0;
+}
+
+static char *self_path;
+
+static int test_two_execs(void)
+{
+	long pid = fork(), r;
+	int status;
+
+	if (pid < 0)
+		return ktap_fail("fork: %ld", pid);
+	if (pid == 0) {
+		char *args[] = { self_path, "exec-first", NULL };
+
+		execve(self_path, args, environ);
+		exit_group(EXEC_FAILED);
+	}
+	r = wait4(pid, &status, 0, NULL);
+	if (r != pid || WIFSIGNALED(status))
+		return ktap_fail("the helper died: wait4 %ld, status %#x", r, status);
+	switch (WEXITSTATUS(status)) {
+	case 0:
+		return 1;
+	case SAME_VDSO:
+		return ktap_fail("both execs found the vDSO at the same address");
+	case VSYSCALL_MOVED:
+		return ktap_fail("[vsyscall] differs between the execs or is not at ffffffffff600000");
+	case NO_MAPS:
+		return ktap_fail("the helper found no [vdso] line");
+	default:
+		return ktap_fail("the helper could not exec %s", self_path);
+	}
+}
+
+/* ---- fork, and the pages every process shares ---- */
+
+static unsigned long checksum(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	unsigned long sum = 0;
+
+	while (n--)
+		sum = sum * 31 + *b++;
+	return sum;
+}
+
+static int child_uses_vdso(void *arg)
+{
+	struct timespec ts;
+	unsigned long base = (unsigned long)arg;
+
+	if (getauxval(AT_SYSINFO_EHDR) != base || read_maps(maps, sizeof(maps)) <= 0)
+		return 1;
+	{
+		char line[160];
+
+		if (!maps_line(maps, "[vdso]", line, sizeof(line)) || hex(line) != base)
+			return 2;
+	}
+	return v_clock_gettime(CLOCK_MONOTONIC, &ts) ? 3 : 0;
+}
+
+/* ccos lets a process unmap its vDSO; a recent Linux may refuse (sealed system mappings). */
+static int child_unmaps_vdso(void *arg)
+{
+	long r = munmap(arg, 4096);
+
+	return r == 0 || !on_ccos ? 0 : 1;
+}
+
+/*
+ * Make the vDSO writable and write to it: ccos refuses (-EACCES); Linux
+ * copies the page for this process first, or refuses a sealed mapping.
+ */
+static int child_writes_vdso(void *arg)
+{
+	long r = mprotect(arg, 4096, PROT_READ | PROT_WRITE | PROT_EXEC);
+
+	if (r == -EACCES || (!on_ccos && r < 0))
+		return 0;
+	if (r)
+		return 1;
+	*(volatile unsigned char *)arg = 0xcc;
+	return 0;
+}
+
+static int child_stores_to_vdso(void *arg)
+{
+	*(volatile unsigned char *)arg = 0xcc;
+	return 0;
+}
+
+/*
+ * Children see the vDSO where their parent does, and whatever they do to
+ * their own mapping (unmap it, try to write it, exit) leaves the parent's,
+ * and so everyone's, intact and working.
+ */
+static int test_fork(void)
+{
+	void *base = (void *)getauxval(AT_SYSINFO_EHDR);
+	unsigned long before = checksum(base, 4096);
+	struct timespec ts;
+	int st, i;
+
+	for (i = 0; i < 20; i++)
+		if ((st = run_in_child(child_uses_vdso, base)) != 0)
+			return ktap_fail("child %d: status %#x", i, st);
+	if ((st = run_in_child(child_unmaps_vdso, base)) != 0)
+		return ktap_fail("munmap of the vDSO in a child: status %#x", st);
+	st = run_in_child(child_stores_to_vdso, base);
+	if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGSEGV)
+		return ktap_fail("a store into the vDSO: status %#x, not SIGSEGV", st);
+	if ((st = run_in_child(child_writes_vdso, base)) != 0)
+		return ktap_fail("mprotect+write of the vDSO in a child: status %#x", st);
+	if (checksum(base, 4096) != before)
+		return ktap_fail("the parent's vDSO changed after its children's doings");
+	if (v_clock_gettime(CLOCK_MONOTONIC, &ts))
+		return ktap_fail("the parent's vDSO no longer works");
+	if (on_ccos && mprotect(base, 4096, PROT_READ | PROT_WRITE) != -EACCES)
+		return ktap_fail("ccos let mprotect make the shared vDSO writable");
+	return 1;
+}
+
+/* ---- seccomp: the vDSO makes no system call ---- */
+
+/*
+ * Strict seccomp allows read, write, exit and rt_sigreturn only; anything
+ * else is SIGKILL. So a child that survives a clock_gettime in that mode
+ * made no system call. It leaves with the raw exit (exit_group would be
+ * killed too).
+ */
+static int seccomp_child(void *arg)
+{
+	struct timespec ts;
+	long how = (long)arg;
+
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT, 0, 0, 0))
+		return 100;
+	if (how == 0)
+		v_clock_gettime(CLOCK_MONOTONIC, &ts);
+	else if (how == 1)
+		v_clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	else
+		syscall2(__NR_clock_gettime, CLOCK_MONOTONIC, (long)&ts);
+	exit(0);
+}
+
+/* ccos only: the vvar page's clock mode; VCLOCK_NONE (0) sends MONOTONIC to the kernel. */
+static int ccos_clock_mode(void)
+{
+	return *(volatile int *)(VVAR_ADDRESS + VGTOD_VCLOCK_MODE);
+}
+
+static int seccomp_status(long how, int *status)
+{
+	*status = run_in_child(seccomp_child, (void *)how);
+	return *status;
+}
+
+/*
+ * On Linux, strict seccomp also disables RDTSC for the process (CR4.TSD,
+ * disable_TSC): the vDSO's CLOCK_MONOTONIC then dies of SIGSEGV at its
+ * rdtsc, not of SIGKILL at a syscall. Still no system call; ccos leaves
+ * RDTSC alone, so there the call simply works.
+ */
+static int test_seccomp(void)
+{
+	int st, fine_in_user_mode = !on_ccos || ccos_clock_mode() != 0;
+
+	seccomp_status(2, &st);
+	if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL)
+		return ktap_fail("the raw clock_gettime syscall under seccomp: status %#x, not SIGKILL", st);
+	seccomp_status(1, &st);
+	if (st)
+		return ktap_fail("vDSO CLOCK_MONOTONIC_COARSE under seccomp: status %#x, not exit 0", st);
+	seccomp_status(0, &st);
+	if (!on_ccos && WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV) {
+		ktap_diag("Linux: strict seccomp disabled RDTSC: the vDSO's rdtsc faulted (SIGSEGV), no syscall");
+		return 1;
+	}
+	if (fine_in_user_mode && st)
+		return ktap_fail("vDSO CLOCK_MONOTONIC under seccomp: status %#x, not exit 0", st);
+	if (!fine_in_user_mode && (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL))
+		return ktap_fail("clock mode none: the vDSO should have asked the kernel and been killed; status %#x", st);
+	if (!fine_in_user_mode)
+		ktap_diag("clock mode none: the vDSO's CLOCK_MONOTONIC is a system call, and was killed");
+	return 1;
+}
+
+/* ---- what it buys ---- */
+
+#define ROUNDS 20000
+
+static void measure(void)
+{
+	struct timespec ts;
+	unsigned long t0, t1, t2;
+	int i;
+
+	for (i = 0; i < 100; i++)	/* warm the caches and the TLB */
+		v_clock_gettime(CLOCK_MONOTONIC, &ts), clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = rdtsc();
+	for (i = 0; i < ROUNDS; i++)
+		v_clock_gettime(CLOCK_MONOTONIC, &ts);
+	t1 = rdtsc();
+	for (i = 0; i < ROUNDS; i++)
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	t2 = rdtsc();
+	ktap_diag("clock_gettime(CLOCK_MONOTONIC): vDSO %lu cycles/call, system call %lu cycles/call (%lu calls each)",
+		  (t1 - t0) / ROUNDS, (t2 - t1) / ROUNDS, (unsigned long)ROUNDS);
+	t0 = rdtsc();
+	for (i = 0; i < ROUNDS; i++)
+		v_clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	t1 = rdtsc();
+	for (i = 0; i < ROUNDS; i++)
+		v_time(NULL);
+	t2 = rdtsc();
+	ktap_diag("vDSO CLOCK_MONOTONIC_COARSE %lu cycles/call, vDSO time %lu cycles/call",
+		  (t1 - t0) / ROUNDS, (t2 - t1) / ROUNDS);
+}
+
+/* The results, in the order main runs them. */
+static const char *const names[] = {
+	"vdso_found_through_auxv",
+	"lookup_by_name_version_and_both_hashes",
+	"clock_gettime_realtime_between_two_syscalls",
+	"clock_gettime_monotonic_between_two_syscalls",
+	"clock_gettime_realtime_coarse_between_two_syscalls",
+	"clock_gettime_monotonic_coarse_between_two_syscalls",
+	"other_clocks_answered_by_the_kernel",
+	"invalid_clock_einval",
+	"gettimeofday_between_two_syscalls",
+	"time_between_two_syscalls",
+	"getcpu_equals_syscall",
+	"clock_getres_equals_syscall",
+	"maps_shows_vdso_and_vvar",
+	"two_execs_two_vdso_addresses_one_vsyscall",
+	"fork_shares_the_pages_children_cannot_harm_them",
+	"seccomp_strict_survives_vdso_dies_on_syscall",
+};
+
+int main(int argc, char **argv, char **envp)
+{
+	struct utsname u;
+	size_t i, j;
+
+	(void)envp;
+	self_path = argv[0];
+	if (argc >= 2 && !strncmp(argv[1], "exec-", 5))
+		return exec_helper(argv[0], argc, argv);
+	on_ccos = !uname(&u) && !strcmp(u.sysname, "ccos");
+
+	ktap_plan(ARRAY_SIZE(names));
+	if (!ktap_ok(test_found(), "%s", names[0])) {
+		for (i = 1; i < ARRAY_SIZE(names); i++)
+			ktap_skip("no vDSO to test", names[i]);
+		return ktap_done();
+	}
+	i = 1;
+	ktap_ok(test_lookup(), "%s", names[i++]);
+	for (j = 0; j < ARRAY_SIZE(user_clocks); j++)
+		ktap_ok(test_clock_gettime(user_clocks[j].id, user_clocks[j].name), "%s", names[i++]);
+	ktap_ok(test_other_clocks(), "%s", names[i++]);
+	ktap_ok(test_invalid_clock(), "%s", names[i++]);
+	ktap_ok(test_gettimeofday(), "%s", names[i++]);
+	ktap_ok(test_time(), "%s", names[i++]);
+	ktap_ok(test_getcpu(), "%s", names[i++]);
+	ktap_ok(test_clock_getres(), "%s", names[i++]);
+	ktap_ok(test_maps(), "%s", names[i++]);
+	ktap_ok(test_two_execs(), "%s", names[i++]);
+	ktap_ok(test_fork(), "%s", names[i++]);
+	ktap_ok(test_seccomp(), "%s", names[i++]);
+	measure();
+	return ktap_done();
+}
