@@ -19,6 +19,13 @@ CONFIGS = [
     Config("init-uefi", fw="uefi", ktap=True, timeout=120),
     # The kernel's page tables as ptdump prints them (test_memory.py).
     Config("ptdump-bios", fw="bios", cmdline="ptdump ktest"),
+    # The vDSO (user/vdsotest.c) with the other clock modes (init-* run it
+    # on the TSC): the HPET read in user mode, and jiffies, where the fine
+    # clocks must fall back to a system call; and on a CPU without RDRAND,
+    # RDSEED or RDTSCP, where the vDSO's address comes from the TSC and RTC.
+    Config("vdso-hpet", fw="bios", cmdline="clocksource=hpet -- /bin/vdsotest", ktap=True),
+    Config("vdso-jiffies", fw="bios", cmdline="clocksource=jiffies -- /bin/vdsotest", ktap=True),
+    Config("vdso-qemu64", fw="bios", cpu="qemu64", cmdline="-- /bin/vdsotest", ktap=True),
     # Malformed and unknown options are warned about and defaulted; the
     # words after -- reach init, which fails to run "a" and exits with 1.
     Config("badopts-bios", fw="bios", cmdline="vsyscall=bogus clocksource= frobnicate -- a b",
