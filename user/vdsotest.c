@@ -326,6 +326,61 @@ static int test_clock_getres(void)
 	return 1;
 }
 
+/*
+ * The legacy vsyscall page answers the same three questions at fixed
+ * addresses (design.md). Where it answers (vsyscall=emulate, native,
+ * xonly; Linux's xonly), its answers must fit between two of the vDSO's.
+ * It runs in a child: in vsyscall=none, or before the page exists, the
+ * call dies of SIGSEGV, and that is a skip, not a failure of the vDSO.
+ */
+#define VSYSCALL_GETTIMEOFDAY	0xffffffffff600000ul
+#define VSYSCALL_TIME		0xffffffffff600400ul
+#define VSYSCALL_GETCPU		0xffffffffff600800ul
+
+static int child_vsyscall_agrees(void *arg)
+{
+	gettimeofday_fn vs_gettimeofday = (gettimeofday_fn)VSYSCALL_GETTIMEOFDAY;
+	time_fn vs_time = (time_fn)VSYSCALL_TIME;
+	getcpu_fn vs_getcpu = (getcpu_fn)VSYSCALL_GETCPU;
+	struct timeval a, s, b;
+	unsigned int cv, nv, cs, ns;
+	long t1, ts, t2;
+
+	(void)arg;
+	v_gettimeofday(&a, NULL);
+	vs_gettimeofday(&s, NULL);
+	v_gettimeofday(&b, NULL);
+	if (a.tv_sec * 1000000 + a.tv_usec > s.tv_sec * 1000000 + s.tv_usec ||
+	    s.tv_sec * 1000000 + s.tv_usec > b.tv_sec * 1000000 + b.tv_usec)
+		return 1;
+	t1 = v_time(NULL);
+	ts = vs_time(NULL);
+	t2 = v_time(NULL);
+	if (t1 > ts || ts > t2)
+		return 2;
+	if (v_getcpu(&cv, &nv, NULL) || vs_getcpu(&cs, &ns, NULL) || cv != cs || nv != ns)
+		return 3;
+	return 0;
+}
+
+static int test_vsyscall_agrees(const char *name)
+{
+	int st = run_in_child(child_vsyscall_agrees, NULL);
+	char why[80];
+
+	if (WIFSIGNALED(st)) {
+		snprintf(why, sizeof(why), "the vsyscall page does not answer here (signal %d)",
+			 WTERMSIG(st));
+		ktap_skip(why, name);
+		return 1;
+	}
+	if (st)
+		ktap_fail("the vsyscall %s disagrees with the vDSO",
+			  WEXITSTATUS(st) == 1 ? "gettimeofday" : WEXITSTATUS(st) == 2 ? "time" : "getcpu");
+	ktap_ok(st == 0, "%s", name);
+	return 1;
+}
+
 /* ---- where it is mapped ---- */
 
 static char maps[16384];
@@ -621,6 +676,7 @@ static const char *const names[] = {
 	"time_between_two_syscalls",
 	"getcpu_equals_syscall",
 	"clock_getres_equals_syscall",
+	"vsyscall_agrees_with_vdso",
 	"maps_shows_vdso_and_vvar",
 	"two_execs_two_vdso_addresses_one_vsyscall",
 	"fork_shares_the_pages_children_cannot_harm_them",
@@ -654,6 +710,7 @@ int main(int argc, char **argv, char **envp)
 	ktap_ok(test_time(), "%s", names[i++]);
 	ktap_ok(test_getcpu(), "%s", names[i++]);
 	ktap_ok(test_clock_getres(), "%s", names[i++]);
+	test_vsyscall_agrees(names[i++]);
 	ktap_ok(test_maps(), "%s", names[i++]);
 	ktap_ok(test_two_execs(), "%s", names[i++]);
 	ktap_ok(test_fork(), "%s", names[i++]);
