@@ -2,6 +2,7 @@
 import os
 import platform
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -13,6 +14,7 @@ VDSOTEST = os.path.join(harness.USER_DIR, "vdsotest.elf")
 VDSOCHECK = os.path.join(harness.ROOT, "tools", "vdsocheck")
 VDSO_LD = os.path.join(harness.ROOT, "linker", "vdso.ld")
 VDSO_BOOTS = ["init-bios", "vdso-hpet", "vdso-jiffies", "vdso-qemu64"]
+MUSL_SRC = os.path.join(harness.ROOT, "tools", "tests", "musl", "muslvdso.c")
 
 EXPORTS = """
 __attribute__((visibility("default"))) int __vdso_clock_gettime(void) { return 0; }
@@ -127,3 +129,26 @@ def test_vdso_moves_between_processes_and_boots(boot):
     assert len(seen) >= 3 * len(VDSO_BOOTS), seen
     assert len(set(seen)) == len(seen), "a vDSO address repeated: %s" % ["%x" % a for a in seen]
     assert all(a % 4096 == 0 and 0x7f0000000000 <= a < 0x7fff00000000 for a in seen), seen
+
+
+@pytest.fixture(scope="module")
+def musl_boot():
+    """Boot ccos with tools/tests/musl/muslvdso.c, built by musl-gcc -static, as its only test."""
+    musl_gcc = shutil.which("musl-gcc")
+    if not musl_gcc:
+        pytest.skip("musl-gcc is missing (Debian's musl-tools; tools/setup installs it)")
+    out_dir = os.path.join(harness.TEST_DIR, "musl-build")
+    os.makedirs(out_dir, exist_ok=True)
+    elf = os.path.join(out_dir, "muslvdso.elf")
+    subprocess.run([musl_gcc, "-static", "-O2", "-Wall", "-o", elf, MUSL_SRC], check=True)
+    return harness.boot(harness.Config("vdso-musl", cmdline="-- /bin/muslvdso", modules=(elf,),
+                                       ktap=True))
+
+
+def test_musl_uses_the_vdso_without_a_system_call(musl_boot):
+    """musl's clock_gettime and time survive strict seccomp on ccos; the raw system call does not."""
+    musl_boot.check()
+    for name in ("musl_clock_gettime_survives_strict_seccomp",
+                 "raw_clock_gettime_syscall_is_killed", "musl_clock_gettime_monotonic"):
+        musl_boot.expect(r"^ok \d+ %s$" % name)
+    musl_boot.expect(r"^ok 1 /bin/muslvdso$")
