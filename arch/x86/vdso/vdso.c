@@ -52,6 +52,8 @@ static void vdso_init(void)
 	struct vdso_params *params = (void *)(vdso_image_start + VDSO_SYM_vdso_params);
 	struct timespec fine, coarse;
 
+	if ((uint64_t)vdso_image_start % PAGE_SIZE)	/* processes would see its neighbours */
+		panic("vdso: the image at %p is not page-aligned (vdso_image.asm)", vdso_image_start);
 	if (image_size() < sizeof(Elf64_Ehdr) || memcmp(vdso_image_start, "\177ELF", 4))
 		panic("vdso: the embedded image is not an ELF file (build/vdso/vdso.so)");
 	if (VDSO_SYM_vdso_params + sizeof(*params) > image_size() ||
