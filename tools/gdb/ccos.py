@@ -347,7 +347,7 @@ def vector_name(v):
     if 0x20 <= v < 0x30:
         return "IRQ %d" % (v - 0x20)
     if v == VSYSCALL_EMU_VECTOR:
-        return "int $0xcc: vsyscall emulation"
+        return "vsyscall emulation (int $0xcc)"
     return ""
 
 
@@ -368,7 +368,7 @@ def c_handler(v):
 
 def format_gate(g):
     v = g["vector"]
-    head = "%#04x %3d %-28s" % (v, v, vector_name(v))
+    head = "%#04x %3d %-30s" % (v, v, vector_name(v))
     if not g["present"]:
         return head + " not present"
     handler = c_handler(v)
@@ -581,21 +581,23 @@ works out to."""
         mode = int(g["vclock_mode"])
         shift = int(g["shift"])
         print("  vsyscall_gtod_data (offset 128):")
-        print("    seq          %d%s" % (seq, " (odd: the kernel is writing)" if seq & 1 else ""))
-        print("    vclock_mode  %d (%s)" % (mode, VCLOCK_MODES.get(mode, "unknown")))
-        for name in ("cycle_last", "mask", "mult", "shift"):
-            print("    %-12s %#x" % (name, int(g[name]) & MASK64))
+        print("    %-17s %d%s" % ("seq", seq, " (odd: the kernel is writing)" if seq & 1 else ""))
+        print("    %-17s %d (%s)" % ("vclock_mode", mode, VCLOCK_MODES.get(mode, "unknown")))
+        for name in ("cycle_last", "mask"):
+            print("    %-17s %#x" % (name, int(g[name]) & MASK64))
+        print("    %-17s %d  (ns = cycles * mult >> shift)" % ("mult", int(g["mult"])))
+        print("    %-17s %d" % ("shift", shift))
         sec, snsec = int(g["wall_time_sec"]), int(g["wall_time_snsec"]) & MASK64
         ns = snsec >> shift
-        print("    wall_time    %d.%09d s (at cycle_last)  %s UTC"
-              % (sec, ns, datetime.datetime.fromtimestamp(sec, datetime.timezone.utc)
+        print("    %-17s %d.%09d s at cycle_last (%s UTC)" % ("wall_time",
+              sec, ns, datetime.datetime.fromtimestamp(sec, datetime.timezone.utc)
                  .strftime("%Y-%m-%d %H:%M:%S")))
         for name in ("wall_to_monotonic", "wall_time_coarse"):
             ts = g[name]
             print("    %-17s %d.%09d s" % (name, int(ts["tv_sec"]), int(ts["tv_nsec"])))
         tz = g["sys_tz"]
-        print("    sys_tz       minuteswest %d, dsttime %d"
-              % (int(tz["tz_minuteswest"]), int(tz["tz_dsttime"])))
+        print("    %-17s minuteswest %d, dsttime %d" % ("sys_tz",
+              int(tz["tz_minuteswest"]), int(tz["tz_dsttime"])))
 
 
 def vsyscall_mode():
