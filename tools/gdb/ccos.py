@@ -426,8 +426,16 @@ that has a C handler, DPL 3 or an IST stack."""
 
 RFLAGS = [(0, "CF"), (2, "PF"), (4, "AF"), (6, "ZF"), (7, "SF"), (8, "TF"), (9, "IF"),
           (10, "DF"), (11, "OF"), (14, "NT"), (16, "RF"), (17, "VM"), (18, "AC"), (21, "ID")]
-PF_BITS = [(0, "protection violation", "page not present"), (1, "write", "read"),
-           (2, "user mode", "kernel mode"), (3, "reserved bit", None), (4, "instruction fetch", None)]
+
+
+def pf_error(code):
+    """A page fault's error code in words (SDM Vol. 3 §4.7)."""
+    words = ["protection violation" if code & 1 else "page not present",
+             "instruction fetch" if code & 16 else "write" if code & 2 else "read",
+             "user mode" if code & 4 else "kernel mode"]
+    if code & 8:
+        words.append("reserved bit set")
+    return ", ".join(words)
 
 
 def selected_tf():
@@ -481,6 +489,9 @@ a SYSCALL frame, not an IDT vector."""
                     raise gdb.GdbError("no `tf` here: give the frame's address, e.g. `ccos-frame"
                                        " $rdi` at the first instruction of a handler")
                 addr, how = reg("rdi"), " ($rdi at the handler's entry)"
+        if not readable(addr, 22 * 8):
+            raise gdb.GdbError("cannot read a trap frame at %#x: not mapped (CR3 %#x)"
+                               % (addr, reg("cr3")))
         tf = value("*(struct trap_frame *)%#x" % addr)
         f = {field.name: int(tf[field.name]) & MASK64 for field in tf.type.fields()}
         vec = f["vector"]
@@ -492,10 +503,7 @@ a SYSCALL frame, not an IDT vector."""
         print("  vector %#x (%s)" % (vec, kind))
         err = "  error  %#x" % f["error_code"]
         if vec == 14:
-            err += " (%s)" % ", ".join(yes if f["error_code"] >> bit & 1 else no
-                                       for bit, yes, no in PF_BITS
-                                       if f["error_code"] >> bit & 1 or no)
-            err += "  cr2 %#x %s" % (reg("cr2"), describe(reg("cr2")))
+            err += " (%s)  cr2 %#x %s" % (pf_error(f["error_code"]), reg("cr2"), describe(reg("cr2")))
         print(err)
         print("  rip    %#018x %s" % (f["rip"], describe(f["rip"])))
         print("  cs     %#x (%s)" % (f["cs"], cs_name(f["cs"])))
