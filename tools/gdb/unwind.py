@@ -18,6 +18,7 @@ import re
 
 import gdb
 import gdb.unwinder
+from gdb.FrameDecorator import FrameDecorator
 
 TRAP_FRAME_REGS = ["r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8",
                    "rax", "rcx", "rdx", "rsi", "rdi"]
@@ -94,7 +95,12 @@ class TrapUnwinder(gdb.unwinder.Unwinder):
         sp = int(pending.read_register("rsp")) & MASK64
         ret = u64(sp)
         entry = VSYSCALL_ADDR + (pc - VSYSCALL_ADDR) // 0x400 * 0x400
-        info = pending.create_unwind_info(_FrameId(sp, entry))
+        # gdb stops a backtrace at a frame whose stack lies below the
+        # stack of the frame it called ("previous frame inner to this
+        # frame"), as it does when a trap moves from the user stack to the
+        # kernel's. Under a trap frame this frame therefore names a stack
+        # above every kernel stack, so that its caller is shown too.
+        info = pending.create_unwind_info(_FrameId(sp if pending.level() == 0 else MASK64 & ~0xfff, entry))
         info.add_saved_register("rip", gdb.Value(ret).cast(pending.read_register("rip").type))
         info.add_saved_register("rsp", gdb.Value(sp + 8).cast(pending.read_register("rsp").type))
         for name in ("rbp", "rbx", "r12", "r13", "r14", "r15"):
@@ -118,8 +124,19 @@ class TrapUnwinder(gdb.unwinder.Unwinder):
 gdb.unwinder.register_unwinder(None, TrapUnwinder(), replace=True)
 
 
+class _Named(FrameDecorator):
+    """A frame in the vsyscall page is named after its entry; one with no symbol is ??."""
+
+    def function(self):
+        pc = self.inferior_frame().pc()
+        if VSYSCALL_ADDR <= pc < VSYSCALL_ADDR + PAGE_SIZE:
+            return "[vsyscall %s]" % describe(pc)[len("<vsyscall "):].split("+")[0]
+        name = super().function()
+        return "??" if isinstance(name, int) and not symbol(name) else name
+
+
 class _EndAtZero:
-    """Hide the pc-0 frame that marks the end of the stack (see outermost)."""
+    """Hide the pc-0 frame that marks the end of the stack (see outermost); name the rest."""
 
     def __init__(self):
         self.name = "ccos-end-of-stack"
@@ -131,7 +148,7 @@ class _EndAtZero:
         for f in frames:
             if f.inferior_frame().pc() == 0:
                 return
-            yield f
+            yield _Named(f)
 
 
 _EndAtZero()

@@ -216,7 +216,7 @@ def test_vsyscall_page_bytes():
             s.report("the entry at +%#x does not start cd cc:\n%s" % (entry, out))
         assert re.search(r"^    %#x: int +\$0xcc$" % (VSYSCALL + entry), out, re.MULTILINE), \
             s.report("the entry at +%#x does not disassemble to int $0xcc" % entry)
-    assert "4090 of 4096 bytes are 0xcc" in out, s.report("the padding is not all 0xcc")
+    assert "4093 of 4096 bytes are 0xcc" in out, s.report("the padding is not all 0xcc")
     assert "system-call byte sequences in the page: none" in out, s.report("a syscall sequence")
 
 
@@ -229,27 +229,70 @@ def test_session_ended_cleanly():
 # --- The vsyscall walkthrough (docs/gdb.md) ----------------------------------------
 
 def vsyscall_program():
-    """A user program that calls the vsyscall page (its listing names the address)."""
+    """(program, function) of a user program that calls the vsyscall page, or (None, None).
+
+    The function is where the walkthrough starts: test_gettimeofday in the
+    vsyscall test (it calls the gettimeofday entry with good pointers),
+    else main."""
     found = []
     for asm in sorted(glob.glob(os.path.join(harness.USER_DIR, "*.asm"))):
         with open(asm, errors="replace") as f:
             if "ffffffffff600000" in f.read():
                 found.append(os.path.basename(asm)[:-4])
+    if not found:
+        return None, None
     found.sort(key=lambda n: (not n.startswith("vsyscall"), n))
-    return found[0] if found else None
+    prog = found[0]
+    with open(os.path.join(harness.USER_DIR, prog + ".sym")) as f:
+        names = {line.split()[-1] for line in f if line.strip()}
+    return prog, "test_gettimeofday" if "test_gettimeofday" in names else "main"
 
 
 CALL_LENGTHS = (2, 3, 5, 6, 7)    # call *%rax, call *%r8, call rel32, call *m(%rip), call *m(%rax,..)
 
+# Step 2 of the walkthrough: `nexti` until the instruction is a call of the
+# gettimeofday entry, as a person does with `display/i $pc` (at most 300).
+NEXTI_TO_CALL = r"""
+python
+import re
+arch = gdb.selected_frame().architecture()
+for _ in range(300):
+    insn = arch.disassemble(reg("pc"))[0]["asm"]
+    m = re.match(r"call\s+(?:\*%(\w+)|(0x[0-9a-f]+))\s*(?:<.*>)?$", insn)
+    if m and (reg(m.group(1)) if m.group(1) else int(m.group(2), 16)) == VSYSCALL_ADDR:
+        break
+    gdb.execute("nexti", to_string=True)
+else:
+    raise gdb.GdbError("no call of 0xffffffffff600000 in 300 instructions")
+end
+"""
 
-def walkthrough_script(prog, mode):
-    """docs/gdb.md's steps: stop at the gettimeofday entry, step into the kernel, come back."""
+# Step 5: `finish` on the vsyscall page's frame of the backtrace.
+FINISH_VSYSCALL_FRAME = """
+python
+f = gdb.newest_frame()
+while f is not None and not VSYSCALL_ADDR <= f.pc() < VSYSCALL_ADDR + PAGE_SIZE:
+    f = f.older()
+if f is None:
+    raise gdb.GdbError("no frame in the vsyscall page in the backtrace")
+f.select()
+end
+finish
+"""
+
+
+def walkthrough_script(prog, anchor, mode):
+    """docs/gdb.md's steps: stop before the call, step into the page and into the kernel, come back."""
     # In xonly mode the page is not present: not even gdb can read it.
     peek = "x/i $pc" if mode == "emulate" else ""
     calls = "\n".join("x/2i $pc - %d" % n for n in CALL_LENGTHS)
     return """
-break *0xffffffffff600000 if $_streq($ccos_comm(), "{prog}")
+break {anchor} if $_streq($ccos_comm(), "{prog}")
 continue
+{nexti}
+echo @@@ call\\n
+x/i $pc
+stepi
 echo @@@ entry\\n
 print/x $pc
 {peek}
@@ -261,38 +304,43 @@ stepi
 print/x $pc
 info symbol $pc
 echo @@@ handler\\n
+delete
 break emulate_vsyscall
 continue
 ccos-frame
 bt
 echo @@@ finish\\n
 delete
-tbreak *$ret
-continue
+{finish}
 print/x $pc
 info symbol $pc
+print $rax
 {calls}
 echo @@@ end\\n
-""".format(prog=prog, peek=peek, calls=calls)
+""".format(prog=prog, anchor=anchor, nexti=NEXTI_TO_CALL, peek=peek,
+           finish=FINISH_VSYSCALL_FRAME, calls=calls)
 
 
 def walkthrough(mode):
     if not kernel_has("emulate_vsyscall"):
         pytest.skip("the kernel has no emulate_vsyscall yet (the vsyscall work is not merged)")
-    prog = vsyscall_program()
+    prog, anchor = vsyscall_program()
     if prog is None:
         pytest.skip("no user program in build/user calls the vsyscall page yet")
     key = "walk-" + mode
     if key not in _sessions:
         # init runs only the program named after `--` (user/init.c).
         config = Config("gdb-vsyscall-" + mode, fw="bios", mode=mode, cmdline="-- /bin/" + prog)
-        _sessions[key] = run_session(config, walkthrough_script(prog, mode), prog)
+        _sessions[key] = run_session(config, walkthrough_script(prog, anchor, mode), prog)
     return _sessions[key], prog
 
 
 @pytest.mark.parametrize("mode", ["emulate", "xonly"])
 def test_walkthrough_stops_at_entry(mode):
+    """nexti to the call of the entry, then stepi: the CPU is at 0xffffffffff600000."""
     s, prog = walkthrough(mode)
+    assert re.search(r"^=> 0x[0-9a-f]+ <\w+\+\d+>:\tcall ", s.step("call"), re.MULTILINE), \
+        s.report("nexti did not stop at a call")
     out = s.step("entry")
     assert hex_of(out, "$pc", s) == VSYSCALL, s.report("not stopped at the gettimeofday entry")
     ret = int(re.findall(r"^\$\d+ = (0x[0-9a-f]+)", out, re.MULTILINE)[1], 16)
@@ -325,9 +373,11 @@ def test_walkthrough_trap_frame(mode, vector, rip):
                      out, re.MULTILINE), s.report("the frame's rip is not %#x:\n%s" % (rip, out))
     assert re.search(r"^  cs     0x33 \(user code, 64-bit, ring 3\)$", out, re.MULTILINE), \
         s.report("the frame's cs is not 0x33 (ring 3)")
-    # The backtrace crosses the trap frame into the program.
-    assert re.search(r"^#\d+ +0x[0-9a-f]+ in \?\? \(\)|^#\d+ +0xffffffffff6000", out, re.MULTILINE), \
-        s.report("bt in emulate_vsyscall does not reach the vsyscall page")
+    # The backtrace crosses the trap frame into the page, and on to the caller.
+    ret = int(re.findall(r"^\$\d+ = (0x[0-9a-f]+)", s.step("entry"), re.MULTILINE)[1], 16)
+    assert re.search(r"^#\d+ +%#x in \[vsyscall gettimeofday\] \(\)\n#\d+ +0x0*%x in \w+ "
+                     % (rip, ret), out, re.MULTILINE), \
+        s.report("bt in emulate_vsyscall does not go through the page to the caller at %#x" % ret)
 
 
 @pytest.mark.parametrize("mode", ["emulate", "xonly"])
@@ -337,6 +387,8 @@ def test_walkthrough_returns_after_call(mode):
     ret = int(re.findall(r"^\$\d+ = (0x[0-9a-f]+)", s.step("entry"), re.MULTILINE)[1], 16)
     out = s.step("finish")
     assert hex_of(out, "$pc", s) == ret, s.report("did not come back at %#x:\n%s" % (ret, out))
+    assert re.search(r"^\$\d+ = 0$", out, re.MULTILINE), \
+        s.report("rax is not 0, gettimeofday's result, after the emulated call:\n" + out)
     assert re.search(r"^\w+ \+ \d+ in section \.text of .*/%s\.elf$" % prog, out, re.MULTILINE), \
         s.report("%#x is not in %s's text" % (ret, prog))
     # Some `x/2i $pc - N` shows a call whose next instruction is at $pc.
