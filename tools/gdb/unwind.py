@@ -60,7 +60,9 @@ class TrapUnwinder(gdb.unwinder.Unwinder):
         if self._points is None:
             found = [_return_after_call("trap_common", "trap_dispatch"),
                      _return_after_call("syscall_entry", "syscall_dispatch")]
-            self._points = dict(p for p in found if p)
+            if not all(found):
+                return {}       # the kernel is not in memory yet: ask again later
+            self._points = dict(found)
         return self._points
 
     def __call__(self, pending):

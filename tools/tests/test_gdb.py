@@ -120,6 +120,14 @@ echo @@@ idt-0xcc\\n
 ccos-idt 0xcc
 echo @@@ vsyscall\\n
 ccos-vsyscall
+delete
+break sys_write if $_streq($ccos_comm(), "init")
+continue
+echo @@@ syscall\\n
+bt
+ccos-frame
+echo @@@ ps\\n
+ccos-ps
 echo @@@ end\\n
 """
 
@@ -218,6 +226,27 @@ def test_vsyscall_page_bytes():
             s.report("the entry at +%#x does not disassemble to int $0xcc" % entry)
     assert "4093 of 4096 bytes are 0xcc" in out, s.report("the padding is not all 0xcc")
     assert "system-call byte sequences in the page: none" in out, s.report("a syscall sequence")
+
+
+def test_backtrace_through_syscall():
+    """In sys_write, bt goes through the SYSCALL frame into init's main; the frame is vector 0x100."""
+    s = session("bios")
+    out = s.step("syscall")
+    assert re.search(r"^#\d+ +0x[0-9a-f]+ in syscall_entry \(\)", out, re.MULTILINE), \
+        s.report("bt in sys_write does not reach syscall_entry:\n" + out)
+    assert re.search(r"^#\d+ +0x0*4[0-9a-f]{5} in main \(.*\) at user/init\.c:\d+$", out, re.MULTILINE), \
+        s.report("bt in sys_write does not reach init's main:\n" + out)
+    assert re.search(r"^  vector 0x100 \(SYSCALL, system call 1\)$", out, re.MULTILINE), \
+        s.report("ccos-frame in sys_write is not a SYSCALL frame of write (1)")
+    assert re.search(r"^  cs     0x33 \(user code, 64-bit, ring 3\)$", out, re.MULTILINE), \
+        s.report("ccos-frame in sys_write: cs is not 0x33")
+
+
+def test_ps_lists_init():
+    s = session("bios")
+    out = s.step("ps")
+    assert re.search(r"^\*    1 running   init +0 0x[0-9a-f]+ +0x40[0-9a-f]+ <", out, re.MULTILINE), \
+        s.report("ccos-ps does not show init as pid 1, running and current:\n" + out)
 
 
 def test_session_ended_cleanly():
