@@ -36,8 +36,11 @@ LDFLAGS	:= -n -z noexecstack -z max-page-size=4096
 # arch/x86/vdso/vdso.c and vdso_image.asm are kernel code; the other C files
 # there are the vDSO's own, built into a shared object below.
 VDSO_SRC := $(filter-out arch/x86/vdso/vdso.c,$(wildcard arch/x86/vdso/*.c))
-KSRC_C	:= $(wildcard kernel/*.c arch/x86/*.c mm/*.c) arch/x86/vdso/vdso.c
-KSRC_S	:= $(wildcard boot/*.asm arch/x86/*.asm arch/x86/vdso/*.asm)
+# native_page.c is user-mode code with a link of its own (below), not part of the kernel's.
+VSYSCALL_NATIVE_SRC := arch/x86/vsyscall/native_page.c
+KSRC_C	:= $(filter-out $(VSYSCALL_NATIVE_SRC),$(wildcard kernel/*.c arch/x86/*.c arch/x86/vsyscall/*.c mm/*.c)) \
+	   arch/x86/vdso/vdso.c
+KSRC_S	:= $(wildcard boot/*.asm arch/x86/*.asm arch/x86/vdso/*.asm arch/x86/vsyscall/*.asm)
 KOBJ	:= $(patsubst %.c,$(BUILD)/%.o,$(KSRC_C)) $(patsubst %.asm,$(BUILD)/%.o,$(KSRC_S))
 
 all: $(BUILD)/kernel.elf user iso compile_commands.json
@@ -69,6 +72,33 @@ $(BUILD)/kernel.elf: $(KOBJ) linker/kernel.ld tools/ksyms
 	$(Q)$(NM) -n $@ > $(BUILD)/kernel.sym
 	$(Q)$(PYTHON) tools/ksyms --check $(BUILD)/kernel.pass1.sym $(BUILD)/kernel.sym
 	$(Q)$(OBJDUMP) -S $@ > $(BUILD)/kernel.asm 2>/dev/null
+
+# The native vsyscall page: user-mode code linked at 0xffffffffff600000 by
+# linker/vsyscall.ld, which checks that each entry sits at its offset and
+# fills the rest with 0xcc. The flat page is included in the kernel by
+# arch/x86/vsyscall/pages.asm. No jump tables: they would be data to read.
+VSYSCALL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -ffreestanding -fno-builtin \
+	   -fno-stack-protector -fno-pic -fno-pie -mcmodel=kernel -mgeneral-regs-only \
+	   -fno-jump-tables -fno-asynchronous-unwind-tables -fcf-protection=none \
+	   -fno-tree-loop-distribute-patterns -Iinclude -MMD -MP
+VSYSCALL_NATIVE := $(BUILD)/vsyscall_native
+
+$(BUILD)/arch/x86/vsyscall/native_page.o: $(VSYSCALL_NATIVE_SRC)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(VSYSCALL_CFLAGS) -c $< -o $@
+
+$(VSYSCALL_NATIVE).elf: $(BUILD)/arch/x86/vsyscall/native_page.o linker/vsyscall.ld
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(LD) -n -z noexecstack --build-id=none -T linker/vsyscall.ld -o $@ $<
+	$(Q)$(OBJDUMP) -S $@ > $(VSYSCALL_NATIVE).asm
+	$(Q)$(NM) -n $@ > $(VSYSCALL_NATIVE).sym
+
+$(VSYSCALL_NATIVE).bin: $(VSYSCALL_NATIVE).elf
+	$(Q)$(OBJCOPY) -O binary -j .vsyscall $< $@
+
+$(BUILD)/arch/x86/vsyscall/pages.o: $(VSYSCALL_NATIVE).bin
+$(BUILD)/arch/x86/vsyscall/pages.o: NASMFLAGS += -DVSYSCALL_NATIVE_BIN='"$(VSYSCALL_NATIVE).bin"'
 
 user: $(USER_PROGS)
 vdso: $(BUILD)/vdso/vdso.so

@@ -10,6 +10,7 @@
 #include <ccos/proc.h>
 #include <ccos/file.h>
 #include <ccos/random.h>
+#include <ccos/vsyscall.h>
 
 #define MB2_BOOT_MAGIC	0x36d76289
 
@@ -60,6 +61,7 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 	       vsyscall_mode_names[boot_options.vsyscall],
 	       clocksource_names[boot_options.clocksource], boot_options.init);
 	time_init();
+	vsyscall_init();
 	syscall_init();
 	fpu_init();
 	random_init();

@@ -7,6 +7,8 @@
 #include <ccos/uaccess.h>
 #include <ccos/x86.h>
 #include <ccos/printk.h>
+#include <ccos/time.h>
+#include <ccos/vgetcpu.h>
 
 long sys_fork(void)
 {
@@ -204,13 +206,19 @@ long sys_prctl(long option, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 	return -EINVAL;
 }
 
-/* One CPU, one node; the vsyscall page's getcpu reads the same answer. */
+/*
+ * The CPU and node, read as the vsyscall page's getcpu reads them (rdtscp
+ * or lsl, vgetcpu.h), so that the two always agree. tcache is ignored, as
+ * Linux has ignored it since 2.6.24: the kernel needs no cache.
+ */
 long sys_getcpu(unsigned __user *cpu, unsigned __user *node, void __user *tcache)
 {
+	unsigned int p = vgetcpu_read(vvar.vgetcpu_mode);
+
 	(void)tcache;
-	if (cpu && put_user(0u, cpu))
+	if (cpu && put_user(p & VGETCPU_CPU_MASK, cpu))
 		return -EFAULT;
-	if (node && put_user(0u, node))
+	if (node && put_user(p >> VGETCPU_CPU_BITS, node))
 		return -EFAULT;
 	return 0;
 }

@@ -5,13 +5,7 @@
 #include <ccos/ktest.h>
 #include <ccos/x86.h>
 #include <ccos/signal.h>
-
-/* Page-fault error code bits (SDM Vol. 3 §4.7). */
-#define PF_PROT		(1u << 0)	/* 0: page not present, 1: protection violation */
-#define PF_WRITE	(1u << 1)
-#define PF_USER		(1u << 2)
-#define PF_RSVD		(1u << 3)	/* a reserved bit was set in an entry */
-#define PF_INSTR	(1u << 4)	/* instruction fetch */
+#include <ccos/vsyscall.h>
 
 static void page_fault(struct trap_frame *tf)
 {
@@ -19,8 +13,14 @@ static void page_fault(struct trap_frame *tf)
 	uint32_t err = tf->error_code;
 	const char *sym;
 
-	/* A user fault is the process's problem: SIGSEGV, si_addr = CR2. */
+	/*
+	 * A user fault is the process's problem: SIGSEGV, si_addr = CR2. In
+	 * the vsyscall page the mode has its say first: xonly emulates a call
+	 * from its fetch fault, none warns.
+	 */
 	if (user_mode(tf)) {
+		if (in_vsyscall_page(addr) && vsyscall_fault(tf, addr))
+			return;
 		force_sig_fault(SIGSEGV, err & PF_PROT ? SEGV_ACCERR : SEGV_MAPERR, addr, tf);
 		return;
 	}

@@ -6,6 +6,7 @@ static const char *const programs[] = {
 	"/bin/systest",
 	"/bin/proctest",
 	"/bin/vdsotest",
+	"/bin/vsyscalltest",
 };
 
 /* Fork, exec argv[0], and wait for it (reaping orphans meanwhile). */

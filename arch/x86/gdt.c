@@ -1,6 +1,7 @@
 /* The GDT (kernel and user segments, per-CPU segment) and the TSS with its IST stacks. */
 #include <ccos/trap.h>
 #include <ccos/lib.h>
+#include <ccos/vsyscall.h>
 
 /* Intel SDM Vol. 3 §8.7: the 64-bit TSS; rsp0 is loaded on a ring 3 -> 0
  * switch, ist[n] on any vector whose gate names IST n. */
@@ -40,7 +41,7 @@ static uint64_t gdt[16] __aligned(16) = {
 	[USER32_CS >> 3] = SEG_P | SEG_S | SEG_DPL3 | SEG_CODE | SEG_DB | SEG_G | SEG_LIMIT_MAX,
 	[USER_DS >> 3] = SEG_P | SEG_S | SEG_DPL3 | SEG_DATA,
 	[USER_CS >> 3] = SEG_P | SEG_S | SEG_DPL3 | SEG_CODE | SEG_L,
-	/* PERCPU_SEL: a data segment whose limit (node << 12 | cpu) is CPU 0, node 0 */
+	/* PERCPU_SEL: a data segment whose limit is node << 12 | cpu (gdt_set_percpu_limit) */
 	[PERCPU_SEL >> 3] = SEG_P | SEG_S | SEG_DPL3 | SEG_DATA,
 };
 
@@ -57,6 +58,21 @@ static void set_tss_descriptor(void)
 	gdt[TSS_SEL >> 3] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
 			    (0x9ull << 40) | SEG_P | ((base >> 24 & 0xff) << 56);
 	gdt[(TSS_SEL >> 3) + 1] = base >> 32;
+}
+
+/*
+ * The per-CPU segment's limit, which getcpu reads with lsl (vgetcpu.h). A
+ * descriptor splits its 20-bit limit: bits 15:0 in descriptor bits 15:0,
+ * bits 19:16 in descriptor bits 51:48 (SDM Vol. 3 §3.4.5). With G clear
+ * the limit is in bytes, so lsl returns exactly this number. lsl reads the
+ * descriptor from the GDT each time: nothing needs reloading.
+ */
+void gdt_set_percpu_limit(uint32_t limit)
+{
+	uint64_t *d = &gdt[PERCPU_SEL >> 3];
+
+	*d &= ~SEG_LIMIT_MAX;
+	*d |= (limit & 0xffff) | (uint64_t)(limit >> 16 & 0xf) << 48;
 }
 
 void tss_set_rsp0(uint64_t rsp0)

@@ -25,6 +25,13 @@
 #define PTE_NX		(1ul << 63)	/* no execute; needs EFER.NXE */
 #define PTE_ADDR	0x000ffffffffff000ul
 
+/* Page-fault error code bits (SDM Vol. 3 §4.7). */
+#define PF_PROT		(1u << 0)	/* 0: page not present, 1: protection violation */
+#define PF_WRITE	(1u << 1)
+#define PF_USER		(1u << 2)
+#define PF_RSVD		(1u << 3)	/* a reserved bit was set in an entry */
+#define PF_INSTR	(1u << 4)	/* instruction fetch */
+
 /* Physical frames (mm/frame.c). 0 means "none left": the caller handles it. */
 void frame_init(void);
 uint64_t frame_alloc(void);			/* one zeroed 4 KiB frame */

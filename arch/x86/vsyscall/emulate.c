@@ -1,0 +1,228 @@
+/* Emulated vsyscalls: the handler of vector 0xcc, and of xonly's instruction-fetch faults. */
+#include <ccos/vsyscall.h>
+#include <ccos/syscall.h>
+#include <ccos/proc.h>
+#include <ccos/signal.h>
+#include <ccos/trap.h>
+#include <ccos/boot.h>
+#include <ccos/time.h>
+#include <ccos/uaccess.h>
+#include <ccos/errno.h>
+#include <ccos/printk.h>
+
+/* The three calls, run as the system calls they stand for. */
+static long vsys_gettimeofday(const struct trap_frame *tf)
+{
+	return sys_gettimeofday((struct timeval __user *)tf->rdi, (struct timezone __user *)tf->rsi);
+}
+
+static long vsys_time(const struct trap_frame *tf)
+{
+	return sys_time((int64_t __user *)tf->rdi);
+}
+
+/* The kernel keeps no cache: tcache (rdx) is not used, as in Linux. */
+static long vsys_getcpu(const struct trap_frame *tf)
+{
+	return sys_getcpu((unsigned int __user *)tf->rdi, (unsigned int __user *)tf->rsi, NULL);
+}
+
+static const struct vsyscall_call {
+	const char *name;
+	long (*fn)(const struct trap_frame *tf);
+	size_t out[2];		/* bytes the call writes through rdi and rsi; 0: not a pointer */
+} vsyscall_calls[VSYSCALL_NR_ENTRIES] = {
+	[VSYSCALL_GETTIMEOFDAY] = { "gettimeofday", vsys_gettimeofday,
+				    { sizeof(struct timeval), sizeof(struct timezone) } },
+	[VSYSCALL_TIME] = { "time", vsys_time, { sizeof(int64_t), 0 } },
+	[VSYSCALL_GETCPU] = { "getcpu", vsys_getcpu, { sizeof(unsigned int), sizeof(unsigned int) } },
+};
+
+/*
+ * Warnings: at most a burst of 10 in 5 seconds (Linux's ratelimit
+ * defaults), so that a program cannot flood the console. The count of the
+ * ones left out is printed when the next window opens.
+ */
+#define WARN_INTERVAL	(5 * HZ)
+#define WARN_BURST	10
+
+static bool warn_ratelimit(void)
+{
+	static unsigned long window_start;
+	static int printed, missed;
+	static bool started;
+	unsigned long now = jiffies;
+
+	if (!started || now - window_start >= WARN_INTERVAL) {
+		if (missed)
+			printk(KERN_WARNING "vsyscall: %d warnings suppressed\n", missed);
+		started = true;
+		window_start = now;
+		printed = missed = 0;
+	}
+	if (printed < WARN_BURST) {
+		printed++;
+		return true;
+	}
+	missed++;
+	return false;
+}
+
+/* COMM[PID] MESSAGE ip:.. sp:.. ax:.. si:.. di:.., as Linux prints it; ip is where the call entered. */
+static void warn_bad_vsyscall(const struct trap_frame *tf, const char *message)
+{
+	const struct process *p = current();
+
+	if (!warn_ratelimit())
+		return;
+	printk(KERN_WARNING "%s[%d] %s ip:%lx sp:%lx ax:%lx si:%lx di:%lx\n", p->comm, p->pid,
+	       message, tf->rip, tf->rsp, tf->rax, tf->rsi, tf->rdi);
+}
+
+/*
+ * Can user mode write n bytes at addr? The user half only, and every page
+ * present, user and writable: exactly what copy_to_user needs, and ccos
+ * maps pages when an area is made, never on demand, so the page tables
+ * tell the whole truth.
+ */
+static bool user_writable(uint64_t addr, size_t n)
+{
+	uint64_t page, *pte;
+
+	if (!access_ok((void __user *)addr, n))
+		return false;
+	for (page = ALIGN_DOWN(addr, PAGE_SIZE); page < addr + n; page += PAGE_SIZE) {
+		pte = walk_pte(current()->mm->pml4, page);
+		if (!pte || (*pte & (PTE_U | PTE_W)) != (PTE_U | PTE_W))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The first output pointer that the call could not write through, or 0.
+ * Checked before the call, so that a call with one good pointer and one
+ * bad writes nothing at all: no half-done vsyscall for an exploit to use.
+ */
+static uint64_t first_bad_pointer(const struct trap_frame *tf, const struct vsyscall_call *call)
+{
+	const uint64_t ptr[2] = { tf->rdi, tf->rsi };
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (call->out[i] && ptr[i] && !user_writable(ptr[i], call->out[i]))
+			return ptr[i];
+	return 0;
+}
+
+/*
+ * A real vsyscall given a bad pointer would have faulted on its store, so
+ * the caller gets that fault, as Linux makes it: SIGSEGV at the pointer,
+ * and in the signal frame a user-mode write page fault (trapno 14, err
+ * user|write, cr2 the pointer). force_sig_fault takes trapno and err from
+ * a frame, so it is given a copy that describes that fault.
+ */
+static void force_write_fault(const struct trap_frame *tf, uint64_t addr)
+{
+	struct trap_frame as_fault = *tf;
+
+	as_fault.vector = X86_PF;
+	as_fault.error_code = PF_USER | PF_WRITE;
+	force_sig_fault(SIGSEGV, SEGV_MAPERR, addr, &as_fault);
+}
+
+/*
+ * A call into the vsyscall page, in emulate mode (int $0xcc at an entry,
+ * vector 0xcc) or in xonly mode (the instruction-fetch fault at an entry,
+ * through vsyscall_fault). The checks come in the order design.md gives,
+ * and every failure leaves rip where the call entered the page.
+ */
+void emulate_vsyscall(struct trap_frame *tf)
+{
+	const struct vsyscall_call *call;
+	uint64_t caller, bad;
+	long ret;
+
+	if (!user_mode(tf))
+		panic_frame(tf, "vector 0xcc in kernel mode: only user code may call the vsyscall page");
+
+	/*
+	 * Where the call entered the page. int $0xcc (cd cc) is a trap: the
+	 * saved rip is past its two bytes. A fetch fault is a fault: the saved
+	 * rip is the address that could not be fetched.
+	 */
+	if (tf->vector == VSYSCALL_EMU_VECTOR)
+		tf->rip -= 2;
+
+	if (!is_vsyscall_entry(tf->rip)) {
+		warn_bad_vsyscall(tf, "illegal int 0xcc (exploit attempt?)");
+		goto sigsegv;
+	}
+	call = &vsyscall_calls[vsyscall_entry_nr(tf->rip)];
+
+	/* The caller's `call` pushed the return address: the `ret` we emulate pops it. */
+	if (get_user(caller, (uint64_t __user *)tf->rsp)) {
+		warn_bad_vsyscall(tf, "int 0xcc with bad stack (exploit attempt?)");
+		goto sigsegv;
+	}
+
+	/* Strict seccomp allows read, write, exit and sigreturn: not this. */
+	if (current()->seccomp_mode)
+		proc_exit(SIGKILL);
+
+	bad = first_bad_pointer(tf, call);
+	ret = bad ? -EFAULT : call->fn(tf);
+	if (ret == -EFAULT) {
+		warn_bad_vsyscall(tf, "vsyscall fault (exploit attempt?)");
+		/* After the check above only a kernel bug gets here with bad == 0. */
+		force_write_fault(tf, bad ? bad : tf->rdi);
+		return;
+	}
+
+	tf->rax = ret;
+	tf->rip = caller;		/* the `ret`: pop the return address */
+	tf->rsp += 8;
+	return;
+
+sigsegv:
+	/* As any fault there would: a fetch fault at its address, an int like a #GP. */
+	if (tf->vector == X86_PF)
+		force_sig_fault(SIGSEGV, SEGV_MAPERR, tf->rip, tf);
+	else
+		force_sig_fault(SIGSEGV, SI_KERNEL, 0, tf);
+}
+
+/*
+ * A user-mode page fault at addr in the vsyscall page (from mm/fault.c).
+ * In xonly and none the page is absent, so calls arrive here as
+ * instruction-fetch faults at rip == addr. Returns true when the fault was
+ * handled here; false lets the fault handler send its ordinary SIGSEGV
+ * (with si_addr = addr), after the warning given here if any.
+ */
+bool vsyscall_fault(struct trap_frame *tf, uint64_t addr)
+{
+	enum vsyscall_mode mode = boot_options.vsyscall;
+	uint32_t err = tf->error_code;
+
+	/* native and emulate map the page: a fault there is a write, an ordinary fault. */
+	if (mode != VSYSCALL_XONLY && mode != VSYSCALL_NONE)
+		return false;
+	if (err & PF_WRITE)
+		return false;
+	/*
+	 * SDM Vol. 3 §4.7: the I/D bit is set for an instruction fetch when
+	 * EFER.NXE or CR4.SMEP is on (ccos always turns NXE on).
+	 */
+	if (!(err & PF_INSTR)) {
+		warn_bad_vsyscall(tf, "vsyscall read attempt denied");
+		return false;
+	}
+	if (addr != tf->rip)
+		return false;	/* an instruction that began elsewhere: not a call */
+	if (mode == VSYSCALL_NONE) {
+		warn_bad_vsyscall(tf, "vsyscall attempted with vsyscall=none");
+		return false;
+	}
+	emulate_vsyscall(tf);
+	return true;
+}

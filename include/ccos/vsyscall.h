@@ -1,0 +1,54 @@
+/*
+ * The legacy vsyscall page at VSYSCALL_ADDR (design.md, "vsyscall modes"):
+ * its entries, its setup, and the emulation of calls into it.
+ */
+#ifndef CCOS_VSYSCALL_H
+#define CCOS_VSYSCALL_H
+
+#include <ccos/types.h>
+#include <ccos/mm.h>
+
+struct trap_frame;
+
+/* The three entries, 1 KiB apart; +0xc00 (the old venosys) is not one. */
+enum {
+	VSYSCALL_GETTIMEOFDAY = 0,	/* +0x000 */
+	VSYSCALL_TIME = 1,		/* +0x400 */
+	VSYSCALL_GETCPU = 2,		/* +0x800 */
+	VSYSCALL_NR_ENTRIES = 3,
+};
+
+#define VSYSCALL_ENTRY_SIZE	0x400ul
+
+static inline bool in_vsyscall_page(uint64_t addr)
+{
+	return (addr & ~(PAGE_SIZE - 1)) == VSYSCALL_ADDR;
+}
+
+/* Exactly one of the three entry addresses. */
+static inline bool is_vsyscall_entry(uint64_t addr)
+{
+	return in_vsyscall_page(addr) && addr % VSYSCALL_ENTRY_SIZE == 0 &&
+	       (addr - VSYSCALL_ADDR) / VSYSCALL_ENTRY_SIZE < VSYSCALL_NR_ENTRIES;
+}
+
+static inline int vsyscall_entry_nr(uint64_t addr)
+{
+	return (addr - VSYSCALL_ADDR) / VSYSCALL_ENTRY_SIZE;
+}
+
+/* arch/x86/vsyscall/pages.asm: the page's two possible contents. */
+extern const uint8_t vsyscall_emulate_page[PAGE_SIZE];
+extern const uint8_t vsyscall_native_page[PAGE_SIZE];
+
+/* arch/x86/vsyscall/vsyscall.c: map the page for the boot's mode, getcpu, vector 0xcc. */
+void vsyscall_init(void);
+
+/* arch/x86/gdt.c: the PERCPU_SEL segment's limit, which lsl reads (20 bits). */
+void gdt_set_percpu_limit(uint32_t limit);
+
+/* arch/x86/vsyscall/emulate.c */
+void emulate_vsyscall(struct trap_frame *tf);	/* vector 0xcc, and xonly's fetch faults */
+bool vsyscall_fault(struct trap_frame *tf, uint64_t addr);	/* a user #PF in the page */
+
+#endif
