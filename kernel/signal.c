@@ -5,6 +5,7 @@
 #include <ccos/lib.h>
 #include <ccos/uaccess.h>
 #include <ccos/x86.h>
+#include <ccos/vsyscall.h>
 
 #define UNBLOCKABLE	(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
 #define MINSIGSTKSZ	2048
@@ -174,8 +175,10 @@ void deliver_signals(struct trap_frame *tf)
 
 /*
  * Back from a handler: restore what the frame says, but only what user
- * mode may have: user segments, a user-half rip, and the rflags bits a
- * program can set itself (no IOPL, no VM; IF stays on).
+ * mode may have: user segments, a user-half rip (or one in the vsyscall
+ * page, user code too: a signal can arrive there, as single-stepping a
+ * call into it shows), and the rflags bits a program can set itself (no
+ * IOPL, no VM; IF stays on).
  */
 #define USER_RFLAGS	0x254dd5ul	/* CF PF AF ZF SF TF DF OF NT RF AC ID */
 
@@ -189,7 +192,7 @@ long sys_rt_sigreturn(void)
 	struct sigcontext *sc = &uc.uc_mcontext;
 
 	if (copy_from_user(&uc, (void __user *)(frame + offsetof(struct rt_sigframe, uc)), sizeof(uc)) ||
-	    sc->rip >= USER_TOP ||
+	    (sc->rip >= USER_TOP && !in_vsyscall_page(sc->rip)) ||
 	    (sc->fpstate && copy_from_user(fpu, (void __user *)sc->fpstate, sizeof(fpu))))
 		proc_exit(SIGSEGV);
 	tf->r8 = sc->r8; tf->r9 = sc->r9; tf->r10 = sc->r10; tf->r11 = sc->r11;
