@@ -54,6 +54,14 @@ syscall_entry:
 	mov r11, [rsp + TF_RFLAGS]
 	cmp r11, [rsp + TF_R11]
 	jne .iret
+	; Nor with TF or RF set. SYSRET loads RFLAGS from r11 masked with
+	; 3C7FD7H (SDM Vol. 2B SYSRET), which drops RF; and a TF it sets
+	; traps at once, before the first user instruction, where IRETQ
+	; traps after it. A single-stepped program whose registers look
+	; like a plain system call's (rcx = rip, r11 = rflags: just after a
+	; syscall, say) would get a #DB at the same rip forever.
+	test r11, 0x10100		; RF | TF
+	jnz .iret
 	cmp qword [rsp + TF_CS], USER_CS
 	jne .iret
 	mov rax, rcx

@@ -30,6 +30,27 @@ CONFIGS = [
     # words after -- reach init, which fails to run "a" and exits with 1.
     Config("badopts-bios", fw="bios", cmdline="vsyscall=bogus clocksource= frobnicate -- a b",
            status=1),
+    # The vsyscall page (test_vsyscall.py): user/vsyscalltest alone in each mode.
+    # emulate under SeaBIOS and OVMF is init-bios and init-uefi above; the
+    # qemu64 boots take the LSL path of getcpu (no RDTSCP), and without
+    # SMEP and SMAP; the clocksource boots feed the native page each counter,
+    # jiffies making it fall back to its system call.
+    Config("vsyscall-native-bios", fw="bios", mode="native", ktap=True,
+           cmdline="clocksource=tsc -- /bin/vsyscalltest"),
+    Config("vsyscall-xonly-bios", fw="bios", mode="xonly", ktap=True,
+           cmdline="-- /bin/vsyscalltest"),
+    Config("vsyscall-none-bios", fw="bios", mode="none", ktap=True,
+           cmdline="-- /bin/vsyscalltest"),
+    Config("vsyscall-native-uefi", fw="uefi", mode="native", ktap=True,
+           cmdline="-- /bin/vsyscalltest"),
+    Config("vsyscall-emulate-qemu64", fw="bios", mode="emulate", cpu="qemu64", ktap=True,
+           cmdline="-- /bin/vsyscalltest"),
+    Config("vsyscall-native-qemu64", fw="bios", mode="native", cpu="qemu64", ktap=True,
+           cmdline="-- /bin/vsyscalltest"),
+    Config("vsyscall-native-hpet", fw="bios", mode="native", ktap=True,
+           cmdline="clocksource=hpet -- /bin/vsyscalltest"),
+    Config("vsyscall-native-jiffies", fw="bios", mode="native", ktap=True,
+           cmdline="clocksource=jiffies -- /bin/vsyscalltest"),
 ]
 
 register(CONFIGS)

@@ -54,5 +54,14 @@ def test_hpet_page_uncached_nx(ranges):
 
 
 def test_kernel_text_is_executable_read_only(ranges):
-    text = [r for r in ranges if r[0] >= 0xffffffff80000000 and not r[4]]
+    # The vsyscall page (emulate mode here) is executable too, but user code: its own test below.
+    text = [r for r in ranges if r[0] >= 0xffffffff80000000 and not r[4] and r[0] != VSYSCALL]
     assert text and all(not r[3] and not r[2] for r in text), "kernel text ranges: %s" % text
+
+
+def test_vsyscall_page_user_read_execute(ranges):
+    """design.md, emulate mode: the vsyscall page is user, read-only and executable."""
+    hit = [r for r in ranges if r[0] <= VSYSCALL < r[1]]
+    assert hit, "the vsyscall page is not mapped"
+    _, _, user, rw, nx, _, _ = hit[0]
+    assert user and not rw and not nx, "vsyscall flags: user %s, write %s, nx %s" % (user, rw, nx)

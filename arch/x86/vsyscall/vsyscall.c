@@ -82,7 +82,7 @@ void vsyscall_init(void)
 	 */
 	idt_set_handler(VSYSCALL_EMU_VECTOR, emulate_vsyscall, 3);
 
-	printk("vsyscall: %s: page at %lx %s\n", vsyscall_mode_names[mode], VSYSCALL_ADDR,
+	printk("vsyscall: %s: page at %lx: %s\n", vsyscall_mode_names[mode], VSYSCALL_ADDR,
 	       vsyscall_modes[mode].what);
 	printk("vsyscall: getcpu reads node << 12 | cpu = 0x%x with %s; vector 0x%x is a DPL 3 gate\n",
 	       vgetcpu_read(vvar.vgetcpu_mode),
