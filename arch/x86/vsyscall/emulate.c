@@ -147,9 +147,11 @@ void emulate_vsyscall(struct trap_frame *tf)
 		panic_frame(tf, "vector 0xcc in kernel mode: only user code may call the vsyscall page");
 
 	/*
-	 * Where the call entered the page. int $0xcc (cd cc) is a trap: the
-	 * saved rip is past its two bytes. A fetch fault is a fault: the saved
-	 * rip is the address that could not be fetched.
+	 * Where the call entered the page. SDM Vol. 3 §6.5: a software
+	 * interrupt, like a trap, saves the address of the next instruction,
+	 * so rip is past int $0xcc's two bytes (cd cc); a fault saves the
+	 * faulting instruction's own address, so after xonly's fetch fault
+	 * rip is the entry that could not be fetched.
 	 */
 	if (tf->vector == VSYSCALL_EMU_VECTOR)
 		tf->rip -= 2;
