@@ -94,6 +94,9 @@ typedef unsigned char uint8_t;
 #define SIGCHLD		17
 #define SIGCONT		18
 #define SIGSTOP		19
+#define SIGURG		23
+#define SIGWINCH	28
+#define SIGSYS		31
 #define NSIG		64
 
 #define SA_SIGINFO	0x00000004
@@ -110,8 +113,20 @@ typedef unsigned char uint8_t;
 #define SS_ONSTACK	1
 #define SS_DISABLE	2
 #define SI_USER		0
+#define SI_KERNEL	0x80
 #define SEGV_MAPERR	1
 #define SEGV_ACCERR	2
+#define ILL_ILLOPN	2
+#define FPE_INTDIV	1
+#define FPE_FLTDIV	3
+#define FPE_FLTOVF	4
+#define FPE_FLTUND	5
+#define FPE_FLTRES	6
+#define FPE_FLTINV	7
+#define BUS_ADRALN	1
+#define TRAP_BRKPT	1
+#define TRAP_TRACE	2
+#define MINSIGSTKSZ	2048
 
 /* clocks */
 #define CLOCK_REALTIME	0
@@ -125,6 +140,9 @@ typedef unsigned char uint8_t;
 #define ARCH_GET_GS	0x1004
 #define PR_SET_NAME	15
 #define PR_GET_NAME	16
+#define PR_GET_SECCOMP	21
+#define PR_SET_SECCOMP	22
+#define SECCOMP_MODE_STRICT 1
 #define LINUX_REBOOT_MAGIC1	0xfee1dead
 #define LINUX_REBOOT_MAGIC2	672274793
 #define LINUX_REBOOT_CMD_POWER_OFF 0x4321fedc
@@ -224,6 +242,16 @@ typedef struct {
 	size_t ss_size;
 } stack_t;
 
+/* the fxsave area uc_mcontext.fpstate points to (Linux's struct _fpstate) */
+struct fpstate {
+	uint16_t cwd, swd, ftw, fop;	/* x87 control, status, tag; opcode */
+	uint64_t rip, rdp;		/* last x87 instruction and operand */
+	uint32_t mxcsr, mxcsr_mask;
+	uint32_t st_space[32];		/* st0-st7, 16 bytes each */
+	uint32_t xmm_space[64];		/* xmm0-xmm15, 16 bytes each */
+	uint32_t reserved[24];
+};
+
 /* struct sigcontext (x86-64), the registers at the moment of the signal */
 struct sigcontext {
 	unsigned long r8, r9, r10, r11, r12, r13, r14, r15;
@@ -235,7 +263,7 @@ struct sigcontext {
 	unsigned long trapno;
 	unsigned long oldmask;
 	unsigned long cr2;
-	void *fpstate;
+	struct fpstate *fpstate;
 	unsigned long __reserved1[8];
 };
 
@@ -271,5 +299,7 @@ _Static_assert(sizeof(struct sigcontext) == 256, "sigcontext");
 _Static_assert(__builtin_offsetof(ucontext_t, uc_mcontext) == 40, "ucontext");
 _Static_assert(__builtin_offsetof(struct sigcontext, cr2) == 22 * 8, "cr2");
 _Static_assert(sizeof(struct utsname) == 390, "utsname");
+_Static_assert(sizeof(struct fpstate) == 512, "fpstate");
+_Static_assert(__builtin_offsetof(struct fpstate, xmm_space) == 160, "xmm");
 
 #endif
