@@ -112,6 +112,10 @@ static bool setup_frame(struct process *p, int sig, struct k_sigaction *ka, stru
 
 	if (!(ka->flags & SA_RESTORER))
 		return false;		/* x86-64 has no kernel-provided return trampoline */
+	if (ka->handler >= USER_TOP)
+		return false;		/* iretq to a non-canonical rip would fault in ring 0 */
+	if (on_altstack(p, tf->rsp) && !on_altstack(p, frame))
+		return false;		/* nested on the alternate stack, and out of room */
 	f.pretcode = ka->restorer;
 	f.uc.uc_stack = p->sig.altstack;
 	f.uc.uc_stack.ss_flags = on_altstack(p, tf->rsp) ? SS_ONSTACK : p->sig.altstack.ss_flags;
@@ -144,11 +148,28 @@ static bool setup_frame(struct process *p, int sig, struct k_sigaction *ka, stru
 	return true;
 }
 
+static bool canonical(uint64_t a)
+{
+	return (uint64_t)((int64_t)(a << 16) >> 16) == a;
+}
+
 void deliver_signals(struct trap_frame *tf)
 {
 	struct process *p = current();
 	uint64_t ready;
 
+	/*
+	 * iretq raises #GP in ring 0, before it reaches user mode, when the
+	 * rip it returns to is not canonical (SDM Vol. 2A IRET). A syscall
+	 * instruction in the last two bytes of user space leaves rcx, the
+	 * return address, at 0x800000000000: make that the #GP it would be
+	 * in user mode, before the way out trips on it.
+	 */
+	if (!canonical(tf->rip)) {
+		tf->vector = X86_GP;
+		tf->error_code = 0;
+		force_sig_fault(SIGSEGV, SI_KERNEL, 0, tf);
+	}
 	while ((ready = p->sig.pending & (~p->sig.blocked | UNBLOCKABLE))) {
 		int sig = __builtin_ctzl(ready) + 1;
 		struct k_sigaction *ka = &p->sig.action[sig - 1];
@@ -182,6 +203,15 @@ void deliver_signals(struct trap_frame *tf)
  */
 #define USER_RFLAGS	0x254dd5ul	/* CF PF AF ZF SF TF DF OF NT RF AC ID */
 
+/* fxrstor raises #GP on an MXCSR bit outside this mask (SDM Vol. 1 §11.6.6). */
+static uint32_t mxcsr_mask(void)
+{
+	uint32_t m;
+
+	memcpy(&m, fpu_initial_state + 28, sizeof(m));	/* MXCSR_MASK, as fxsave stored it */
+	return m ? m : 0xffbf;		/* 0: a CPU from before DAZ */
+}
+
 long sys_rt_sigreturn(void)
 {
 	struct process *p = current();
@@ -195,6 +225,8 @@ long sys_rt_sigreturn(void)
 	    (sc->rip >= USER_TOP && !in_vsyscall_page(sc->rip)) ||
 	    (sc->fpstate && copy_from_user(fpu, (void __user *)sc->fpstate, sizeof(fpu))))
 		proc_exit(SIGSEGV);
+	if (!canonical(sc->rsp))
+		proc_exit(SIGSEGV);	/* no stack to run on, and no iretq to it */
 	tf->r8 = sc->r8; tf->r9 = sc->r9; tf->r10 = sc->r10; tf->r11 = sc->r11;
 	tf->r12 = sc->r12; tf->r13 = sc->r13; tf->r14 = sc->r14; tf->r15 = sc->r15;
 	tf->rdi = sc->rdi; tf->rsi = sc->rsi; tf->rbp = sc->rbp; tf->rbx = sc->rbx;
@@ -204,9 +236,15 @@ long sys_rt_sigreturn(void)
 	tf->cs = USER_CS;
 	tf->ss = USER_DS;
 	if (sc->fpstate) {
-		/* MXCSR bits outside the mask would make fxrstor #GP (SDM Vol. 1 §11.6.6). */
-		*(uint32_t *)(fpu + 24) &= 0xffff;
+		uint32_t mxcsr;
+
+		memcpy(&mxcsr, fpu + 24, sizeof(mxcsr));
+		mxcsr &= mxcsr_mask();
+		memcpy(fpu + 24, &mxcsr, sizeof(mxcsr));
 		__asm__ volatile("fxrstor64 %0" : : "m"(fpu));
+	} else {
+		/* No FPU state in the frame: Linux starts it afresh. */
+		__asm__ volatile("fxrstor64 %0" : : "m"(fpu_initial_state));
 	}
 	p->sig.blocked = uc.uc_sigmask & ~UNBLOCKABLE;
 	return tf->rax;

@@ -6,6 +6,39 @@
 #include <ccos/x86.h>
 #include <ccos/signal.h>
 #include <ccos/vsyscall.h>
+#include <ccos/proc.h>
+
+/*
+ * The kernel-half pages that Linux maps as an area of the process
+ * ([vvar], with the HPET page beside it) where one exists; the vsyscall
+ * page it never made one.
+ */
+static bool in_gate_area(uint64_t addr)
+{
+	uint64_t page = ALIGN_DOWN(addr, PAGE_SIZE);
+
+	return (page == VVAR_ADDRESS || page == HPET_USER_ADDR) && walk_pte(kernel_pml4, page);
+}
+
+/*
+ * A fault in user mode, as Linux reports it. si_code says whether anything
+ * is mapped there: SEGV_ACCERR when the address lies in one of the
+ * process's areas (the access broke its permissions, PROT_NONE included,
+ * whose pages are not present), SEGV_MAPERR otherwise. On a kernel
+ * address the error code gets PF_PROT whether or not the page is mapped,
+ * so that a fault does not show user space the kernel's layout (Linux's
+ * sanitize_error_code); the handler's REG_ERR is that code.
+ */
+static void user_page_fault(struct trap_frame *tf, uint64_t addr)
+{
+	int code = SEGV_MAPERR;
+
+	if (addr >= USER_TOP)
+		tf->error_code |= PF_PROT;
+	if (addr < USER_TOP ? mm_find_vma(current()->mm, addr) != NULL : in_gate_area(addr))
+		code = SEGV_ACCERR;
+	force_sig_fault(SIGSEGV, code, addr, tf);
+}
 
 static void page_fault(struct trap_frame *tf)
 {
@@ -21,7 +54,7 @@ static void page_fault(struct trap_frame *tf)
 	if (user_mode(tf)) {
 		if (in_vsyscall_page(addr) && vsyscall_fault(tf, addr))
 			return;
-		force_sig_fault(SIGSEGV, err & PF_PROT ? SEGV_ACCERR : SEGV_MAPERR, addr, tf);
+		user_page_fault(tf, addr);
 		return;
 	}
 	if (fixup_exception(tf) || ktest_catch_fault(tf))

@@ -10,6 +10,7 @@ BUILD_BUG_ON(offsetof(struct percpu, kernel_rsp) != 8);
 BUILD_BUG_ON(offsetof(struct percpu, user_rsp) != 16);
 
 extern void syscall_entry(void);
+extern void syscall32_entry(void);
 
 void syscall_init(void)
 {
@@ -17,9 +18,19 @@ void syscall_init(void)
 	 * selectors, SYSRET takes CS = base + 16 and SS = base + 8. */
 	wrmsr(MSR_STAR, (uint64_t)USER32_CS << 48 | (uint64_t)KERNEL_CS << 32);
 	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
-	/* FMASK: clear IF (no interrupts until we are on the kernel stack),
-	 * TF, DF and AC on entry. */
-	wrmsr(MSR_FMASK, RFLAGS_IF | RFLAGS_TF | RFLAGS_AC | (1u << 10));
+	/* A SYSCALL in 32-bit compatibility mode goes to CSTAR instead (AMD,
+	 * and QEMU; Intel raises #UD). Left at 0 it would run address 0 in
+	 * ring 0 on the user's stack: see syscall32_entry. */
+	wrmsr(MSR_CSTAR, (uint64_t)syscall32_entry);
+	/*
+	 * FMASK: the RFLAGS bits SYSCALL clears on entry. IF: no interrupts
+	 * until we are on the kernel stack. TF: no single-step trap in the
+	 * kernel. DF: the C ABI wants it clear. AC: no user access by
+	 * accident under SMAP. NT: popf lets a program set it, and an iretq
+	 * with NT set raises #GP in 64-bit mode (SDM Vol. 2A IRET), so a
+	 * system call leaving through iretq would fault in the kernel.
+	 */
+	wrmsr(MSR_FMASK, RFLAGS_IF | RFLAGS_TF | RFLAGS_AC | RFLAGS_DF | RFLAGS_NT);
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
 	/* The kernel's GS base; swapgs exchanges it with the user's. */
 	wrmsr(MSR_GS_BASE, (uint64_t)&cpu0);
@@ -29,13 +40,16 @@ void syscall_init(void)
 /*
  * SSE needs CR4.OSFXSR (fxsave/fxrstor know the XMM state) and
  * CR4.OSXMMEXCPT (#XM rather than #UD for SIMD exceptions); CR0.EM must be
- * clear and CR0.MP set (SDM Vol. 3 §13.1). The kernel itself never uses
- * these registers (-mgeneral-regs-only), so saving them at each context
- * switch is enough.
+ * clear and CR0.MP set (SDM Vol. 3 §13.1). CR0.NE makes an unmasked x87
+ * exception a #MF (SIGFPE) rather than the PC's old FERR# line to IRQ 13.
+ * CR0.AM lets a program that sets EFLAGS.AC get #AC (SIGBUS) for an
+ * unaligned access; it has no effect in ring 0. The kernel itself never
+ * uses these registers (-mgeneral-regs-only), so saving them at each
+ * context switch is enough.
  */
 void fpu_init(void)
 {
-	write_cr0((read_cr0() & ~(1ul << 2)) | (1ul << 1));
+	write_cr0((read_cr0() & ~CR0_EM) | CR0_MP | CR0_NE | CR0_AM);
 	write_cr4(read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT);
 	__asm__ volatile("fninit");
 	/* MXCSR 0x1f80: all SIMD exceptions masked, round to nearest. */

@@ -93,6 +93,17 @@ syscall_entry:
 	extern trap_return
 	jmp trap_return
 
+; SYSCALL from 32-bit compatibility mode lands here (MSR_CSTAR; AMD CPUs
+; and QEMU, where Intel CPUs raise #UD). ccos runs no 32-bit programs, so
+; as Linux without IA32 emulation it answers -ENOSYS at once. Nothing here
+; may touch memory: rsp and GS are still the user's. SYSRET with a 32-bit
+; operand returns to compatibility mode: CS = STAR[63:48] (USER32_CS),
+; EIP = ECX, RFLAGS = R11 (so IF is back on).
+global syscall32_entry
+syscall32_entry:
+	mov eax, -38			; -ENOSYS
+	sysret				; 0f 07: SYSRET to 32-bit mode
+
 ; switch_to(uint64_t *save_rsp, uint64_t new_rsp): save the callee-saved
 ; registers on this stack, park its rsp in *save_rsp, and resume the
 ; context whose stack is new_rsp. The other side returns from its own

@@ -5,6 +5,7 @@
 #include <ccos/x86.h>
 #include <ccos/signal.h>
 #include <ccos/proc.h>
+#include <ccos/lib.h>
 
 extern trap_handler_t trap_handlers[256];
 
@@ -100,15 +101,49 @@ static const struct {
 	[X86_XM] = { SIGFPE, SI_KERNEL },
 };
 
+/*
+ * The si_code of an x87 (#MF) or SSE (#XM) exception: the first of the
+ * exception flags that is raised and not masked, in Linux's order
+ * (fpu__exception_code). The state is still the user's: the kernel does
+ * not use the FPU. x87: flags in the status word, masks in the control
+ * word, same bits; MXCSR: flags in bits 0-5, masks in bits 7-12.
+ */
+static int fpu_exception_code(uint64_t vector)
+{
+	uint8_t fx[512] __aligned(16);
+	uint16_t cwd, swd;
+	uint32_t mxcsr, err;
+
+	__asm__ volatile("fxsave64 %0" : "=m"(fx));
+	memcpy(&cwd, fx + 0, 2);
+	memcpy(&swd, fx + 2, 2);
+	memcpy(&mxcsr, fx + 24, 4);
+	err = vector == X86_MF ? swd & ~cwd : mxcsr & ~(mxcsr >> 7);
+	if (err & 0x01)
+		return FPE_FLTINV;	/* invalid operation */
+	if (err & 0x04)
+		return FPE_FLTDIV;	/* divide by zero */
+	if (err & 0x08)
+		return FPE_FLTOVF;	/* overflow */
+	if (err & 0x12)
+		return FPE_FLTUND;	/* denormal operand, underflow */
+	if (err & 0x20)
+		return FPE_FLTRES;	/* inexact result */
+	return SI_KERNEL;		/* no flag to name */
+}
+
 static void user_fault(struct trap_frame *tf)
 {
 	int sig = user_fault_signals[tf->vector].sig;
+	int code = user_fault_signals[tf->vector].code;
 	uint64_t addr = 0;
 
-	/* #UD and #DE report the faulting instruction; #GP and int3 no address. */
+	/* #UD, #DE, #MF, #XM and #DB report the instruction; #GP and int3 no address. */
 	if (sig == SIGILL || sig == SIGFPE || tf->vector == X86_DB)
 		addr = tf->rip;
-	force_sig_fault(sig, user_fault_signals[tf->vector].code, addr, tf);
+	if (tf->vector == X86_MF || tf->vector == X86_XM)
+		code = fpu_exception_code(tf->vector);
+	force_sig_fault(sig, code, addr, tf);
 }
 
 void trap_dispatch(struct trap_frame *tf)

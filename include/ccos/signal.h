@@ -32,6 +32,11 @@
 #define SEGV_ACCERR	2
 #define ILL_ILLOPN	2
 #define FPE_INTDIV	1
+#define FPE_FLTDIV	3
+#define FPE_FLTOVF	4
+#define FPE_FLTUND	5
+#define FPE_FLTRES	6
+#define FPE_FLTINV	7
 #define TRAP_BRKPT	1
 #define TRAP_TRACE	2
 #define BUS_ADRALN	1

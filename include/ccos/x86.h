@@ -82,6 +82,7 @@ static inline uint64_t rdtsc(void)
 #define MSR_EFER		0xc0000080
 #define MSR_STAR		0xc0000081
 #define MSR_LSTAR		0xc0000082
+#define MSR_CSTAR		0xc0000083
 #define MSR_FMASK		0xc0000084
 #define MSR_FS_BASE		0xc0000100
 #define MSR_GS_BASE		0xc0000101
@@ -91,7 +92,11 @@ static inline uint64_t rdtsc(void)
 #define EFER_SCE	(1u << 0)
 #define EFER_NXE	(1u << 11)
 
+#define CR0_MP		(1u << 1)
+#define CR0_EM		(1u << 2)
+#define CR0_NE		(1u << 5)
 #define CR0_WP		(1u << 16)
+#define CR0_AM		(1u << 18)
 #define CR4_PAE		(1u << 5)
 #define CR4_OSFXSR	(1u << 9)
 #define CR4_OSXMMEXCPT	(1u << 10)
@@ -99,6 +104,9 @@ static inline uint64_t rdtsc(void)
 #define CR4_SMAP	(1u << 21)
 
 #define RFLAGS_IF	(1u << 9)
+#define RFLAGS_DF	(1u << 10)
+#define RFLAGS_IOPL	(3u << 12)
+#define RFLAGS_NT	(1u << 14)
 #define RFLAGS_TF	(1u << 8)
 #define RFLAGS_AC	(1u << 18)
 
