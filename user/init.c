@@ -7,6 +7,7 @@ static const char *const programs[] = {
 	"/bin/proctest",
 	"/bin/vdsotest",
 	"/bin/vsyscalltest",
+	"/bin/sigtest",
 };
 
 /* Fork, exec argv[0], and wait for it (reaping orphans meanwhile). */

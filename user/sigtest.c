@@ -1619,6 +1619,7 @@ static int last_page_child(void *unused)
 	(void)unused;
 	p = mmap((void *)top, PAGE_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	ktap_diag("mmap of the last page: %s", p == (void *)top ? "mapped" : "refused");
 	if (p == (void *)top) {
 		p[PAGE_SIZE - 2] = 0x0f;	/* syscall */
 		p[PAGE_SIZE - 1] = 0x05;
