@@ -1,8 +1,8 @@
 /*
  * The vDSO's contract with the kernel: the parameters the kernel writes
- * into the vDSO image once at boot, and how the vDSO's getcpu learns the
- * CPU. Shared by the kernel (arch/x86/vdso/vdso.c) and the vDSO's own
- * sources, which run in user mode: types and constants only.
+ * into the vDSO image once at boot. Shared by the kernel
+ * (arch/x86/vdso/vdso.c) and the vDSO's own sources, which run in user
+ * mode: types and constants only.
  */
 #ifndef CCOS_VDSO_H
 #define CCOS_VDSO_H
@@ -23,19 +23,5 @@ struct vdso_params {
 	uint64_t hres_ns;	/* resolution of REALTIME and MONOTONIC: the clocksource's */
 	uint64_t coarse_ns;	/* resolution of the COARSE clocks: one tick */
 };
-
-/*
- * vvar's vgetcpu_mode (Linux's values): how user mode reads its CPU and
- * node, both encoded as node << 12 | cpu. RDTSCP returns them in ecx from
- * the TSC_AUX MSR; LSL reads them as the limit of the per-CPU GDT segment
- * (PERCPU_SEL). Anything else: ask the kernel.
- */
-#ifndef VGETCPU_RDTSCP
-#define VGETCPU_RDTSCP		1
-#define VGETCPU_LSL		2
-#endif
-
-#define VDSO_PERCPU_SEL		0x7b	/* GDT entry 15, RPL 3; = PERCPU_SEL */
-#define VGETCPU_CPU_MASK	0xfff
 
 #endif

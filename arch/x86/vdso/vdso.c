@@ -4,7 +4,6 @@
 #include <ccos/abi.h>
 #include <ccos/elf.h>
 #include <ccos/time.h>
-#include <ccos/trap.h>
 #include <ccos/random.h>
 #include <ccos/vdso.h>
 #include <ccos/errno.h>
@@ -20,9 +19,6 @@
  * execute, and no process can free, copy or write them (PTE_SHARED).
  */
 extern char vdso_image_start[], vdso_image_end[];
-
-/* The vDSO's getcpu reads the per-CPU segment by its number: the GDT's. */
-BUILD_BUG_ON(VDSO_PERCPU_SEL != PERCPU_SEL);
 
 /*
  * Where the vDSO may go: a random page in the terabyte between the mmap
