@@ -7,19 +7,23 @@
 #include <ccos/lib.h>
 #include <ccos/printk.h>
 
-#define MAPS_MAX	8192
+#define MAPS_LINE_MAX	128	/* a line is at most 73 columns and a name */
 
-/* start-end perms offset dev inode, then the name from column 74, as Linux. */
+/*
+ * start-end perms offset dev inode, a space, then the name from column 74
+ * (offset 73), as Linux pads it (show_map_vma); an area without a name
+ * keeps the space.
+ */
 static size_t maps_line(char *buf, size_t left, uint64_t start, uint64_t end, int prot,
 			uint64_t offset, const char *name)
 {
-	int n = snprintf(buf, left, "%08lx-%08lx %c%c%cp %08lx 00:00 0", start, end,
+	int n = snprintf(buf, left, "%08lx-%08lx %c%c%cp %08lx 00:00 0 ", start, end,
 			 prot & PROT_READ ? 'r' : '-', prot & PROT_WRITE ? 'w' : '-',
 			 prot & PROT_EXEC ? 'x' : '-', offset);
 
 	if (name)
 		n += snprintf(buf + n, left > (size_t)n ? left - n : 0, "%*s%s",
-			      n < 73 ? 73 - n : 1, "", name);
+			      n < 73 ? 73 - n : 0, "", name);
 	n += snprintf(buf + n, left > (size_t)n ? left - n : 0, "\n");
 	return MIN((size_t)n, left);
 }
@@ -32,21 +36,45 @@ static const int vsyscall_prot[] = {
 	[VSYSCALL_NONE] = 0,
 };
 
+/*
+ * Linux merges neighbouring areas that would print alike (same
+ * permissions, same name, the file offset running on): two brk calls make
+ * one [heap], an mprotect undone leaves one line. ccos keeps one area per
+ * mmap, brk or mprotect piece, and merges them here, as they are printed.
+ */
+static bool continues(const struct vma *a, const struct vma *b)
+{
+	bool same_name = a->name == b->name || (a->name && b->name && !strcmp(a->name, b->name));
+	bool file = a->name && a->name[0] != '[';
+
+	return b->start == a->end && b->prot == a->prot && same_name &&
+	       (!file || b->offset == a->offset + (a->end - a->start));
+}
+
 static char *maps(size_t *len)
 {
 	struct mm *mm = current()->mm;
-	char *buf = kmalloc(MAPS_MAX);
-	struct vma *v;
-	size_t n = 0;
+	struct vma *v, *last;
+	size_t n = 0, size = 2 * MAPS_LINE_MAX;
+	char *buf;
 
-	if (!buf)
-		return NULL;
 	for (v = mm->vmas; v; v = v->next)
-		n += maps_line(buf + n, MAPS_MAX - n, v->start, v->end, v->prot, v->offset, v->name);
-	n += maps_line(buf + n, MAPS_MAX - n, VVAR_ADDRESS, VVAR_ADDRESS + PAGE_SIZE,
+		size += MAPS_LINE_MAX;
+	if (!(buf = kmalloc(size)))
+		return NULL;
+	for (v = mm->vmas; v; v = last->next) {
+		bool file = v->name && v->name[0] != '[';
+
+		for (last = v; last->next && continues(last, last->next); last = last->next)
+			;
+		/* As Linux, the offset is the file's, and 0 for anonymous memory. */
+		n += maps_line(buf + n, size - n, v->start, last->end, v->prot,
+			       file ? v->offset : 0, v->name);
+	}
+	n += maps_line(buf + n, size - n, VVAR_ADDRESS, VVAR_ADDRESS + PAGE_SIZE,
 		       PROT_READ, 0, "[vvar]");
 	if (vsyscall_prot[boot_options.vsyscall])
-		n += maps_line(buf + n, MAPS_MAX - n, VSYSCALL_ADDR, VSYSCALL_ADDR + PAGE_SIZE,
+		n += maps_line(buf + n, size - n, VSYSCALL_ADDR, VSYSCALL_ADDR + PAGE_SIZE,
 			       vsyscall_prot[boot_options.vsyscall], 0, "[vsyscall]");
 	*len = n;
 	return buf;

@@ -8,6 +8,7 @@ static const char *const programs[] = {
 	"/bin/vdsotest",
 	"/bin/vsyscalltest",
 	"/bin/sigtest",
+	"/bin/mapstest",
 };
 
 /* Fork, exec argv[0], and wait for it (reaping orphans meanwhile). */
