@@ -68,8 +68,24 @@ class Session:
             headline, self.name, self.code, os.path.relpath(self.log_path, harness.ROOT), tail)
 
 
+def wait_for_matrix_boots():
+    """Let the boots that harness.prefetch started finish first.
+
+    They run two at a time, one per core, under timeouts shorter than a
+    gdb session's: a third QEMU beside them could push one past its limit
+    on a busy machine."""
+    with harness._lock:
+        futures = [f for _, f in harness._boots.values()]
+    for f in futures:
+        try:
+            f.result()
+        except Exception:
+            pass        # the test that reads that boot reports it
+
+
 def run_session(config, script, prog="init"):
     """Boot config under tools/debug --batch with script; the Session."""
+    wait_for_matrix_boots()
     workdir = os.path.join(harness.TEST_DIR, config.name)
     shutil.rmtree(workdir, ignore_errors=True)
     os.makedirs(workdir)
