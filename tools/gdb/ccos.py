@@ -645,7 +645,9 @@ gdb cannot read it either."""
         bad = [(name, page.find(seq)) for name, seq in
                (("syscall", b"\x0f\x05"), ("sysenter", b"\x0f\x34"), ("int $0x80", b"\xcd\x80"))]
         bad = ["%s at +%#x" % (n, i) for n, i in bad if i >= 0]
-        print("system-call byte sequences in the page: %s" % (", ".join(bad) or "none"))
+        note = " (native mode: the fallback when user mode cannot read the clock)" \
+            if bad and vsyscall_mode() == "native" else ""
+        print("system-call byte sequences in the page: %s%s" % (", ".join(bad) or "none", note))
 
 
 class Help(gdb.Command):
