@@ -1,5 +1,6 @@
 /* vdsotest: find the vDSO as a C library would, check every function against the system call, and time it. */
 #include "ulib.h"
+#include "gate.h"
 #include "vdso.h"
 
 /*
@@ -20,10 +21,6 @@
 #define VVAR_ADDRESS		0xffffffffff5ff000ul
 #define VGTOD_VCLOCK_MODE	(128 + 4)	/* vvar: gtod at 128, vclock_mode after seq */
 
-typedef int (*clock_gettime_fn)(int clock, struct timespec *ts);
-typedef int (*gettimeofday_fn)(struct timeval *tv, struct timezone *tz);
-typedef long (*time_fn)(long *t);
-typedef long (*getcpu_fn)(unsigned int *cpu, unsigned int *node, void *tcache);
 typedef int (*clock_getres_fn)(int clock, struct timespec *res);
 
 static struct vdso vdso;
@@ -51,14 +48,6 @@ static const char *const exports[] = {
 static long ts_cmp(const struct timespec *a, const struct timespec *b)
 {
 	return a->tv_sec != b->tv_sec ? a->tv_sec - b->tv_sec : a->tv_nsec - b->tv_nsec;
-}
-
-static unsigned long rdtsc(void)
-{
-	unsigned int lo, hi;
-
-	asm volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-	return (unsigned long)hi << 32 | lo;
 }
 
 /* The whole of /proc/self/maps into buf (NUL-terminated); its length or -errno. */
@@ -333,15 +322,11 @@ static int test_clock_getres(void)
  * It runs in a child: in vsyscall=none, or before the page exists, the
  * call dies of SIGSEGV, and that is a skip, not a failure of the vDSO.
  */
-#define VSYSCALL_GETTIMEOFDAY	0xffffffffff600000ul
-#define VSYSCALL_TIME		0xffffffffff600400ul
-#define VSYSCALL_GETCPU		0xffffffffff600800ul
-
 static int child_vsyscall_agrees(void *arg)
 {
-	gettimeofday_fn vs_gettimeofday = (gettimeofday_fn)VSYSCALL_GETTIMEOFDAY;
-	time_fn vs_time = (time_fn)VSYSCALL_TIME;
-	getcpu_fn vs_getcpu = (getcpu_fn)VSYSCALL_GETCPU;
+	gettimeofday_fn vs_gettimeofday = vgettimeofday;
+	time_fn vs_time = vtime;
+	getcpu_fn vs_getcpu = vgetcpu;
 	struct timeval a, s, b;
 	unsigned int cv, nv, cs, ns;
 	long t1, ts, t2;

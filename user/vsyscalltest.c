@@ -1,5 +1,6 @@
 /* vsyscalltest: the legacy vsyscall page seen from user space, in whichever mode ccos booted (KTAP). */
 #include "ulib.h"
+#include "gate.h"
 
 /*
  * The mode is not told to this program: it reads /proc/self/maps (and,
@@ -15,11 +16,6 @@
  * landing label with the stack pointer it saved: a siglongjmp without libc.
  */
 
-#define VSYSCALL_ADDR		0xffffffffff600000UL
-#define VSYS_GETTIMEOFDAY	(VSYSCALL_ADDR + 0x000)
-#define VSYS_TIME		(VSYSCALL_ADDR + 0x400)
-#define VSYS_GETCPU		(VSYSCALL_ADDR + 0x800)
-#define VVAR_ADDR		0xffffffffff5ff000UL	/* jiffies at 0, vgetcpu_mode at 16 */
 #define HPET_ADDR		0xffffffffff5fe000UL	/* main counter at 0xf0 */
 #define KERNEL_TEXT		0xffffffff80100000UL
 
@@ -35,14 +31,6 @@
 #define PF_USER			0x4
 #define PF_INSTR		0x10
 #define RFLAGS_TF		0x100
-
-typedef long (*gtod_fn)(struct timeval *, struct timezone *);
-typedef long (*time_fn)(long *);
-typedef long (*getcpu_fn)(unsigned int *, unsigned int *, void *);
-
-#define vgettimeofday	((gtod_fn)VSYS_GETTIMEOFDAY)
-#define vtime		((time_fn)VSYS_TIME)
-#define vgetcpu		((getcpu_fn)VSYS_GETCPU)
 
 enum mode { NATIVE, EMULATE, XONLY, NONE };
 static const char *const mode_names[] = { "native", "emulate", "xonly", "none" };
@@ -224,14 +212,6 @@ static int expect_segv_at(const struct probe *p, unsigned long addr, const char 
 	if (p->sig == SIGSEGV && p->addr == addr)
 		return 1;
 	return probe_fail(p, what, "SIGSEGV at that address");
-}
-
-static unsigned long rdtsc(void)
-{
-	unsigned int lo, hi;
-
-	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi));
-	return (unsigned long)hi << 32 | lo;
 }
 
 static unsigned long vvar_jiffies(void)
@@ -887,41 +867,21 @@ static int test_none_fetch_fault(void)
 
 /* ---- cycles per call (informational) ---- */
 
-/*
- * The best of 5 batches of 50 calls: the tick, and under QEMU the host,
- * can only make a batch slower. Under TCG these are QEMU's TSC cycles,
- * good for comparing the paths with one another, not with hardware.
- */
-#define BATCHES	5
-#define CALLS	50
-#define CYCLES(call) ({							\
-	unsigned long best_ = ~0UL, t_;					\
-	int b_, i_;							\
-	for (b_ = 0; b_ < BATCHES; b_++) {				\
-		t_ = rdtsc();						\
-		for (i_ = 0; i_ < CALLS; i_++)				\
-			call;						\
-		t_ = rdtsc() - t_;					\
-		if (t_ < best_)						\
-			best_ = t_;					\
-	}								\
-	best_ / CALLS;							\
-})
-
+/* Under TCG these are QEMU's TSC cycles: `make bench` measures with -icount. */
 static int test_cycles(void)
 {
 	struct timeval tv;
 	unsigned int cpu, node;
 	const char *m = mode_names[mode];
 
-	ktap_diag("cycles per call: gettimeofday system call %lu", CYCLES(gettimeofday(&tv, NULL)));
-	ktap_diag("cycles per call: time system call %lu", CYCLES(time(NULL)));
-	ktap_diag("cycles per call: getcpu system call %lu", CYCLES(getcpu(&cpu, &node, NULL)));
+	ktap_diag("cycles per call: gettimeofday system call %lu", CYCLES_PER_CALL(gettimeofday(&tv, NULL)));
+	ktap_diag("cycles per call: time system call %lu", CYCLES_PER_CALL(time(NULL)));
+	ktap_diag("cycles per call: getcpu system call %lu", CYCLES_PER_CALL(getcpu(&cpu, &node, NULL)));
 	if (!callable())
 		return 1;
-	ktap_diag("cycles per call: gettimeofday vsyscall (%s) %lu", m, CYCLES(vgettimeofday(&tv, NULL)));
-	ktap_diag("cycles per call: time vsyscall (%s) %lu", m, CYCLES(vtime(NULL)));
-	ktap_diag("cycles per call: getcpu vsyscall (%s) %lu", m, CYCLES(vgetcpu(&cpu, &node, NULL)));
+	ktap_diag("cycles per call: gettimeofday vsyscall (%s) %lu", m, CYCLES_PER_CALL(vgettimeofday(&tv, NULL)));
+	ktap_diag("cycles per call: time vsyscall (%s) %lu", m, CYCLES_PER_CALL(vtime(NULL)));
+	ktap_diag("cycles per call: getcpu vsyscall (%s) %lu", m, CYCLES_PER_CALL(vgetcpu(&cpu, &node, NULL)));
 	return 1;
 }
 
