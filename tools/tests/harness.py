@@ -56,7 +56,8 @@ class Config:
                                 # and each result is its own pytest case
     status: int = None          # expected exit status; None: 0 (with ktap: non-zero
                                 # exactly when a KTAP result failed)
-    timeout: float = 60         # seconds; TCG boots take 4 s (BIOS) to 8 s (UEFI)
+    timeout: float = 120        # seconds; TCG boots take 4 s (BIOS) to 8 s (UEFI) alone,
+                                # several times that on a loaded machine
 
     @property
     def full_cmdline(self):
