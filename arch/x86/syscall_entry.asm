@@ -23,21 +23,7 @@ syscall_entry:
 	push rcx			; rip
 	push 0				; error code
 	push SYSCALL_MARK		; vector
-	push rdi
-	push rsi
-	push rdx
-	push rcx
-	push rax
-	push r8
-	push r9
-	push r10
-	push r11
-	push rbx
-	push rbp
-	push r12
-	push r13
-	push r14
-	push r15
+	push_registers
 	cld
 	mov rdi, rsp
 	extern syscall_dispatch
@@ -70,21 +56,7 @@ syscall_entry:
 	cmp rax, rcx
 	jne .iret
 
-	pop r15
-	pop r14
-	pop r13
-	pop r12
-	pop rbp
-	pop rbx
-	pop r11
-	pop r10
-	pop r9
-	pop r8
-	pop rax
-	pop rcx
-	pop rdx
-	pop rsi
-	pop rdi
+	pop_registers
 	mov rsp, [rsp + TF_RSP - TF_VECTOR]
 	swapgs
 	o64 sysret

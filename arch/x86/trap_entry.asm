@@ -33,21 +33,7 @@ trap_common:
 	jz .from_kernel
 	swapgs
 .from_kernel:
-	push rdi
-	push rsi
-	push rdx
-	push rcx
-	push rax
-	push r8
-	push r9
-	push r10
-	push r11
-	push rbx
-	push rbp
-	push r12
-	push r13
-	push r14
-	push r15
+	push_registers
 	cld				; the C ABI wants DF clear
 	mov rdi, rsp
 	extern trap_dispatch
@@ -56,21 +42,7 @@ trap_common:
 ; Also the first return of a new process: its kernel stack holds a frame.
 global trap_return
 trap_return:
-	pop r15
-	pop r14
-	pop r13
-	pop r12
-	pop rbp
-	pop rbx
-	pop r11
-	pop r10
-	pop r9
-	pop r8
-	pop rax
-	pop rcx
-	pop rdx
-	pop rsi
-	pop rdi
+	pop_registers
 	test qword [rsp + TF_CS - TF_VECTOR], 3
 	jz .to_kernel
 	swapgs
