@@ -621,34 +621,20 @@ static int test_seccomp(void)
 
 /* ---- what it buys ---- */
 
-#define ROUNDS 20000
-
+/* TSC cycles per call, the best of several batches (gate.h's CYCLES_PER_CALL). */
 static void measure(void)
 {
 	struct timespec ts;
-	unsigned long t0, t1, t2;
 	int i;
 
 	for (i = 0; i < 100; i++)	/* warm the caches and the TLB */
 		v_clock_gettime(CLOCK_MONOTONIC, &ts), clock_gettime(CLOCK_MONOTONIC, &ts);
-	t0 = rdtsc();
-	for (i = 0; i < ROUNDS; i++)
-		v_clock_gettime(CLOCK_MONOTONIC, &ts);
-	t1 = rdtsc();
-	for (i = 0; i < ROUNDS; i++)
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-	t2 = rdtsc();
-	ktap_diag("clock_gettime(CLOCK_MONOTONIC): vDSO %lu cycles/call, system call %lu cycles/call (%lu calls each)",
-		  (t1 - t0) / ROUNDS, (t2 - t1) / ROUNDS, (unsigned long)ROUNDS);
-	t0 = rdtsc();
-	for (i = 0; i < ROUNDS; i++)
-		v_clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	t1 = rdtsc();
-	for (i = 0; i < ROUNDS; i++)
-		v_time(NULL);
-	t2 = rdtsc();
+	ktap_diag("clock_gettime(CLOCK_MONOTONIC): vDSO %lu cycles/call, system call %lu cycles/call",
+		  CYCLES_PER_CALL(v_clock_gettime(CLOCK_MONOTONIC, &ts)),
+		  CYCLES_PER_CALL(clock_gettime(CLOCK_MONOTONIC, &ts)));
 	ktap_diag("vDSO CLOCK_MONOTONIC_COARSE %lu cycles/call, vDSO time %lu cycles/call",
-		  (t1 - t0) / ROUNDS, (t2 - t1) / ROUNDS);
+		  CYCLES_PER_CALL(v_clock_gettime(CLOCK_MONOTONIC_COARSE, &ts)),
+		  CYCLES_PER_CALL(v_time(NULL)));
 }
 
 /* The results, in the order main runs them. */
