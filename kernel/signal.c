@@ -101,6 +101,8 @@ static bool setup_frame(struct process *p, int sig, struct k_sigaction *ka, stru
 	struct rt_sigframe f = { 0 };
 	uint64_t sp = tf->rsp, fpstate, frame;
 	struct sigcontext *sc = &f.uc.uc_mcontext;
+	/* rt_sigreturn restores this: after rt_sigsuspend, the mask from before it */
+	uint64_t old_mask = p->sig.restore_mask ? p->sig.saved_mask : p->sig.blocked;
 
 	if ((ka->flags & SA_ONSTACK) && !(p->sig.altstack.ss_flags & SS_DISABLE) &&
 	    !on_altstack(p, sp))
@@ -124,9 +126,9 @@ static bool setup_frame(struct process *p, int sig, struct k_sigaction *ka, stru
 		tf->rdi, tf->rsi, tf->rbp, tf->rbx, tf->rdx, tf->rax, tf->rcx, tf->rsp,
 		tf->rip, tf->rflags, tf->cs, 0, 0, tf->ss,
 		.err = p->sig.fault_err, .trapno = p->sig.fault_trapno,
-		.oldmask = p->sig.blocked, .cr2 = p->sig.fault_cr2, .fpstate = fpstate,
+		.oldmask = old_mask, .cr2 = p->sig.fault_cr2, .fpstate = fpstate,
 	};
-	f.uc.uc_sigmask = p->sig.blocked;
+	f.uc.uc_sigmask = old_mask;
 	f.info = p->sig.info[sig - 1];
 
 	__asm__ volatile("fxsave64 %0" : "=m"(fpu));
@@ -190,7 +192,12 @@ void deliver_signals(struct trap_frame *tf)
 		if (ka->flags & SA_RESETHAND)
 			ka->handler = SIG_DFL;
 		p->sig.fault_trapno = p->sig.fault_err = p->sig.fault_cr2 = 0;
+		p->sig.restore_mask = false;	/* the frame holds the mask to restore */
 		return;				/* one handler at a time */
+	}
+	if (p->sig.restore_mask) {		/* rt_sigsuspend, and no handler ran */
+		p->sig.blocked = p->sig.saved_mask;
+		p->sig.restore_mask = false;
 	}
 }
 
@@ -325,4 +332,101 @@ long sys_sigaltstack(const stack_t __user *uss, stack_t __user *old)
 		return -ENOMEM;
 	p->sig.altstack = (stack_t){ .ss_sp = ss.ss_sp, .ss_size = ss.ss_size };
 	return 0;
+}
+
+/* What rt_sigpending reports: the signals that wait because they are blocked. */
+long sys_rt_sigpending(uint64_t __user *set, size_t setsize)
+{
+	struct process *p = current();
+	uint64_t pending = p->sig.pending & p->sig.blocked;
+
+	if (setsize > sizeof(pending))
+		return -EINVAL;
+	return copy_to_user(set, &pending, setsize) ? -EFAULT : 0;
+}
+
+/* Signals that would have an effect on delivery: a handler, or a default that is not to ignore. */
+static uint64_t deliverable(struct process *p)
+{
+	uint64_t ready = p->sig.pending & (~p->sig.blocked | UNBLOCKABLE), mask = 0;
+	int sig;
+
+	for (sig = 1; sig <= NSIG; sig++) {
+		uint64_t handler = p->sig.action[sig - 1].handler;
+
+		if (!(ready & SIGBIT(sig)))
+			continue;
+		if (sig != SIGKILL && (handler == SIG_IGN ||
+				       (handler == SIG_DFL && default_ignores(sig))))
+			p->sig.pending &= ~SIGBIT(sig);		/* dropped, as on delivery */
+		else
+			mask |= SIGBIT(sig);
+	}
+	return mask;
+}
+
+/* Sleep until a signal that runs a handler or kills; signals that would be ignored do not end it. */
+static long wait_for_signal(void)
+{
+	struct process *p = current();
+
+	while (!deliverable(p))
+		sleep_on(&p->sig);
+	return -EINTR;
+}
+
+long sys_pause(void)
+{
+	return wait_for_signal();
+}
+
+/*
+ * Wait with a temporary mask. The handler runs with it (and its sa_mask);
+ * its frame holds the mask from before, which rt_sigreturn puts back.
+ */
+long sys_rt_sigsuspend(const uint64_t __user *umask, size_t setsize)
+{
+	struct process *p = current();
+	uint64_t mask;
+
+	if (setsize != sizeof(mask))
+		return -EINVAL;
+	if (copy_from_user(&mask, umask, sizeof(mask)))
+		return -EFAULT;
+	p->sig.saved_mask = p->sig.blocked;
+	p->sig.restore_mask = true;
+	p->sig.blocked = mask & ~UNBLOCKABLE;
+	return wait_for_signal();
+}
+
+/*
+ * tkill and tgkill send to one thread. A ccos process is one thread whose
+ * id is its pid, so the thread group id must be that pid too. si_code
+ * SI_TKILL tells the receiver how it came (musl's raise uses tkill).
+ */
+static long send_to_thread(long tgid, long tid, long sig)
+{
+	struct process *p = proc_find(tid);
+	siginfo_t info = { .si_signo = sig, .si_code = SI_TKILL };
+
+	if (tid <= 0 || sig < 0 || sig > NSIG)
+		return -EINVAL;
+	if (!p || (tgid >= 0 && tgid != tid))
+		return -ESRCH;
+	info.kill.pid = current()->pid;
+	if (sig && p->state != PROC_ZOMBIE)
+		send_signal(p, sig, &info);
+	return 0;
+}
+
+long sys_tkill(long tid, long sig)
+{
+	return send_to_thread(-1, tid, sig);
+}
+
+long sys_tgkill(long tgid, long tid, long sig)
+{
+	if (tgid <= 0)
+		return -EINVAL;
+	return send_to_thread(tgid, tid, sig);
 }

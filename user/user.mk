@@ -35,3 +35,4 @@ $(BUILD)/user/%.elf: $(BUILD)/user/%.o $(USER_LIB_OBJS) linker/user.ld
 .SECONDARY: $(USER_PROGS:.elf=.o) $(USER_LIB_OBJS)
 
 -include $(USER_PROGS:.elf=.d) $(USER_LIB_OBJS:.o=.d)
+include user/musl/musl.mk

@@ -28,6 +28,7 @@
 /* si_code values */
 #define SI_USER		0
 #define SI_KERNEL	0x80
+#define SI_TKILL	(-6)
 #define SEGV_MAPERR	1
 #define SEGV_ACCERR	2
 #define ILL_ILLOPN	2
@@ -85,6 +86,8 @@ struct signal_state {
 	siginfo_t info[NSIG];			/* what the pending ones carry */
 	stack_t altstack;
 	uint64_t fault_trapno, fault_err, fault_cr2;	/* for the next frame's sigcontext */
+	uint64_t saved_mask;		/* rt_sigsuspend: the mask to go back to */
+	bool restore_mask;		/* ... after the handler it waited for */
 };
 
 struct process;

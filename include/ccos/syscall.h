@@ -72,5 +72,10 @@ long sys_rt_sigprocmask(long how, const uint64_t __user *set, uint64_t __user *o
 			size_t setsize);
 long sys_rt_sigreturn(void);
 long sys_sigaltstack(const stack_t __user *ss, stack_t __user *old);
+long sys_rt_sigpending(uint64_t __user *set, size_t setsize);
+long sys_rt_sigsuspend(const uint64_t __user *mask, size_t setsize);
+long sys_pause(void);
+long sys_tkill(long tid, long sig);
+long sys_tgkill(long tgid, long tid, long sig);
 
 #endif

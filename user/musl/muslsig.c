@@ -1,0 +1,244 @@
+/* muslsig: signals through musl: sigaction, sigsetjmp/siglongjmp, ucontext, raise, masks, abort. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include "ktap.h"
+
+/*
+ * A handler written for Linux, unchanged: it reads si_addr and si_code,
+ * REG_ERR, REG_TRAPNO and REG_CR2 of the ucontext, moves REG_RIP, or
+ * leaves with siglongjmp. musl's raise is tkill, with every signal
+ * blocked around it; its sigsetjmp saves the mask that siglongjmp puts
+ * back with rt_sigprocmask.
+ */
+
+static sigjmp_buf jump;
+static volatile sig_atomic_t caught_sig, caught_code;
+static void *volatile caught_addr;
+static volatile long caught_err, caught_trapno, caught_cr2;
+
+static void on_fault_jump(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	caught_sig = sig;
+	caught_code = si->si_code;
+	caught_addr = si->si_addr;
+	caught_err = uc->uc_mcontext.gregs[REG_ERR];
+	caught_trapno = uc->uc_mcontext.gregs[REG_TRAPNO];
+	caught_cr2 = uc->uc_mcontext.gregs[REG_CR2];
+	siglongjmp(jump, 1);
+}
+
+static int install(int sig, void (*fn)(int, siginfo_t *, void *), int flags)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO | flags;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(sig, &sa, NULL);
+}
+
+/*
+ * A write to a read-only page, twice: siglongjmp must unblock SIGSEGV each
+ * time. REG_ERR has the user and write bits (and the present bit once the
+ * page is in: Linux maps it at the first touch, ccos at mmap).
+ */
+static int test_sigsetjmp_segv(void)
+{
+	char *page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	sigset_t now;
+	int round;
+
+	if (page == MAP_FAILED || install(SIGSEGV, on_fault_jump, 0))
+		return fail("mmap or sigaction failed");
+	for (round = 0; round < 2; round++) {
+		caught_sig = 0;
+		if (sigsetjmp(jump, 1) == 0) {
+			*(volatile char *)(page + 100) = 1;
+			return fail("round %d: the write to a read-only page went through", round);
+		}
+		if (caught_sig != SIGSEGV || caught_code != SEGV_ACCERR || caught_addr != page + 100)
+			return fail("round %d: signal %d si_code %d si_addr %p, expected SIGSEGV "
+				    "SEGV_ACCERR %p", round, caught_sig, caught_code,
+				    caught_addr, (void *)(page + 100));
+		if (caught_trapno != 14 || (caught_err & 6) != 6 ||
+		    caught_cr2 != (long)(page + 100))
+			return fail("REG_TRAPNO %ld REG_ERR %#lx REG_CR2 %#lx", caught_trapno,
+				    caught_err, caught_cr2);
+		sigprocmask(SIG_BLOCK, NULL, &now);
+		if (sigismember(&now, SIGSEGV))
+			return fail("round %d: SIGSEGV still blocked after siglongjmp", round);
+	}
+	munmap(page, 4096);
+	signal(SIGSEGV, SIG_DFL);
+	return 1;
+}
+
+/* A handler that moves REG_RIP past the instruction that faulted (ud2: 2 bytes). */
+static volatile int skipped;
+
+static void on_ill_skip(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	(void)sig;
+	if ((void *)uc->uc_mcontext.gregs[REG_RIP] == si->si_addr && si->si_code == ILL_ILLOPN)
+		skipped++;
+	uc->uc_mcontext.gregs[REG_RIP] += 2;
+}
+
+static int test_reg_rip(void)
+{
+	install(SIGILL, on_ill_skip, 0);
+	__asm__ volatile("ud2");
+	__asm__ volatile("ud2");
+	signal(SIGILL, SIG_DFL);
+	return skipped == 2 || fail("the handler saw %d ud2s at si_addr, expected 2", skipped);
+}
+
+/* raise: tkill to ourselves; the handler runs before raise returns. */
+static volatile int usr1_count, usr1_code;
+
+static void on_usr1(int sig, siginfo_t *si, void *ctx)
+{
+	(void)sig, (void)ctx;
+	usr1_count++;
+	usr1_code = si->si_code;
+}
+
+static int test_raise(void)
+{
+	install(SIGUSR1, on_usr1, 0);
+	if (raise(SIGUSR1))
+		return fail("raise failed: errno %d", errno);
+	if (usr1_count != 1 || usr1_code != SI_TKILL)
+		return fail("handler ran %d times, si_code %d, expected once, SI_TKILL (%d)",
+			    usr1_count, usr1_code, SI_TKILL);
+	return 1;
+}
+
+/* A blocked signal waits: sigpending shows it, sigsuspend lets it in. */
+static int test_mask_pending_suspend(void)
+{
+	sigset_t block, pending, old, none;
+
+	usr1_count = 0;
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	kill(getpid(), SIGUSR1);
+	if (usr1_count)
+		return fail("a blocked SIGUSR1 was delivered");
+	if (sigpending(&pending) || !sigismember(&pending, SIGUSR1))
+		return fail("sigpending does not show SIGUSR1: errno %d", errno);
+	sigemptyset(&none);
+	if (sigsuspend(&none) != -1 || errno != EINTR)
+		return fail("sigsuspend returned without EINTR: errno %d", errno);
+	if (usr1_count != 1)
+		return fail("the handler ran %d times in sigsuspend", usr1_count);
+	sigprocmask(SIG_SETMASK, NULL, &pending);
+	if (!sigismember(&pending, SIGUSR1))
+		return fail("sigsuspend did not restore the mask");
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return 1;
+}
+
+/* A handler on the alternate stack, for a fault with the stack pointer wrecked. */
+static char altstack_mem[65536];
+static volatile int on_alt;
+
+static void on_segv_alt(int sig, siginfo_t *si, void *ctx)
+{
+	char here;
+
+	(void)sig, (void)si, (void)ctx;
+	on_alt = &here >= altstack_mem && &here < altstack_mem + sizeof(altstack_mem);
+	siglongjmp(jump, 1);
+}
+
+static int test_sigaltstack(void)
+{
+	stack_t ss = { .ss_sp = altstack_mem, .ss_size = sizeof(altstack_mem) };
+
+	if (sigaltstack(&ss, NULL) || install(SIGSEGV, on_segv_alt, SA_ONSTACK))
+		return fail("sigaltstack or sigaction failed: errno %d", errno);
+	if (sigsetjmp(jump, 1) == 0)
+		__asm__ volatile("movq $0x1000, %%rsp; pushq $0" : : : "memory");
+	signal(SIGSEGV, SIG_DFL);
+	return on_alt || fail("the handler did not run on the alternate stack");
+}
+
+/* abort: SIGABRT, even with a handler that returns. */
+static void on_abrt(int sig)
+{
+	(void)sig;
+}
+
+static int test_abort(void)
+{
+	pid_t pid;
+	int status;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGABRT, on_abrt);
+		abort();
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFSIGNALED(status) || WTERMSIG(status) != SIGABRT)
+		return fail("child status %#x, expected killed by SIGABRT", status);
+	return 1;
+}
+
+/* signal() with a plain handler, and SIG_IGN. */
+static volatile int term_count;
+
+static void on_term(int sig)
+{
+	term_count += sig == SIGTERM;
+}
+
+static int test_signal(void)
+{
+	if (signal(SIGTERM, on_term) == SIG_ERR)
+		return fail("signal failed");
+	kill(getpid(), SIGTERM);
+	signal(SIGTERM, SIG_IGN);
+	kill(getpid(), SIGTERM);
+	signal(SIGTERM, SIG_DFL);
+	return term_count == 1 || fail("the SIGTERM handler ran %d times, expected 1", term_count);
+}
+
+static const struct {
+	const char *name;
+	int (*run)(void);
+} tests[] = {
+	{ "sigsetjmp_siglongjmp_sigsegv", test_sigsetjmp_segv },
+	{ "ucontext_reg_rip_skips_ud2", test_reg_rip },
+	{ "raise_tkill", test_raise },
+	{ "sigprocmask_sigpending_sigsuspend", test_mask_pending_suspend },
+	{ "sigaltstack_bad_stack", test_sigaltstack },
+	{ "abort_sigabrt", test_abort },
+	{ "signal_and_sig_ign", test_signal },
+};
+
+int main(void)
+{
+	unsigned i;
+
+	ktap_plan(sizeof(tests) / sizeof(tests[0]));
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+		ktap_ok(tests[i].run(), tests[i].name);
+	return ktap_done();
+}
