@@ -33,6 +33,7 @@ static const struct {
 	ENTRY(19, sys_readv),
 	ENTRY(20, sys_writev),
 	ENTRY(24, sys_sched_yield),
+	ENTRY(28, sys_madvise),
 	ENTRY(34, sys_pause),
 	ENTRY(35, sys_nanosleep),
 	ENTRY(39, sys_getpid),
@@ -43,6 +44,7 @@ static const struct {
 	ENTRY(61, sys_wait4),
 	ENTRY(62, sys_kill),
 	ENTRY(63, sys_uname),
+	ENTRY(79, sys_getcwd),
 	ENTRY(96, sys_gettimeofday),
 	ENTRY(102, sys_getuid),
 	ENTRY(104, sys_getgid),
@@ -69,6 +71,7 @@ static const struct {
 	ENTRY(257, sys_openat),
 	ENTRY(309, sys_getcpu),
 	ENTRY(310, sys_process_vm_readv),
+	ENTRY(318, sys_getrandom),
 };
 
 /* Seccomp strict mode (Linux's SECCOMP_MODE_STRICT): these four only. */

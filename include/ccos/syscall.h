@@ -56,6 +56,11 @@ long sys_reboot(long magic1, long magic2, long cmd, void __user *arg);
 long sys_prctl(long option, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5);
 long sys_getcpu(unsigned __user *cpu, unsigned __user *node, void __user *tcache);
 
+/* kernel/sys_libc.c */
+long sys_getcwd(char __user *buf, unsigned long size);
+long sys_getrandom(void __user *buf, size_t len, unsigned long flags);
+long sys_madvise(uint64_t addr, size_t len, long advice);
+
 /* kernel/sys_time.c */
 long sys_gettimeofday(struct timeval __user *tv, struct timezone __user *tz);
 long sys_time(int64_t __user *t);

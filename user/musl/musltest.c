@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -201,6 +202,51 @@ static int test_malloc_large(void)
 	return z != NULL || fail("calloc(256 KiB) failed");
 }
 
+/* A large block grown by realloc: mremap, or (where it fails) a copy. */
+static int test_realloc_large(void)
+{
+	size_t i, size = 1 << 20;
+	unsigned char *p = malloc(size), *q;
+
+	if (!p)
+		return fail("malloc(1 MiB) failed");
+	for (i = 0; i < size; i++)
+		p[i] = i * 7;
+	if (!(q = realloc(p, 3 * size)))
+		return fail("realloc to 3 MiB failed");
+	for (i = 0; i < size; i++)
+		if (q[i] != (unsigned char)(i * 7))
+			return fail("byte %zu lost in realloc", i);
+	q[3 * size - 1] = 1;
+	free(q);
+	return 1;
+}
+
+/* What start-up code and small tools ask of the system. */
+static int test_libc_misc(void)
+{
+	unsigned char a[64] = { 0 }, b[64] = { 0 };
+	char cwd[256], *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				    -1, 0);
+
+	if (!getcwd(cwd, sizeof(cwd)) || cwd[0] != '/')
+		return fail("getcwd: errno %d", errno);
+	if (getrandom(a, sizeof(a), 0) != sizeof(a) || getrandom(b, sizeof(b), GRND_NONBLOCK) != sizeof(b) ||
+	    !memcmp(a, b, sizeof(a)))
+		return fail("getrandom: errno %d, or the same 64 bytes twice", errno);
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 1)
+		return fail("sysconf(_SC_NPROCESSORS_ONLN) %ld", sysconf(_SC_NPROCESSORS_ONLN));
+	if (page == MAP_FAILED)
+		return fail("mmap failed");
+	page[100] = 1;
+	if (madvise(page, 4096, MADV_DONTNEED) || page[100] != 0)
+		return fail("madvise(MADV_DONTNEED): errno %d, then the page reads %d, not 0",
+			    errno, page[100]);
+	munmap(page, 4096);
+	isatty(1);	/* a console on ccos, a pipe under the harness */
+	return 1;
+}
+
 /* ---- clocks ---- */
 
 static int test_clocks(void)
@@ -346,6 +392,8 @@ static const struct {
 	{ "printf_fflush_writev", test_stdout },
 	{ "malloc_small_realloc_free", test_malloc_small },
 	{ "malloc_large_mmap", test_malloc_large },
+	{ "realloc_large", test_realloc_large },
+	{ "getcwd_getrandom_madvise", test_libc_misc },
 	{ "clock_gettime_gettimeofday_time", test_clocks },
 	{ "fopen_fgets_proc_maps", test_fgets_maps },
 	{ "fopen_fread_fseek_module", test_read_module },
