@@ -220,6 +220,55 @@ static int test_signal(void)
 	return term_count == 1 || fail("the SIGTERM handler ran %d times, expected 1", term_count);
 }
 
+/*
+ * Two processes hand a signal back and forth 300 times, each blocking it
+ * and waiting in sigsuspend: the classic race-free wait. A lost wakeup
+ * hangs the test; a signal that arrives before the wait must not be lost.
+ */
+static volatile sig_atomic_t pings;
+
+static void on_ping(int sig)
+{
+	(void)sig;
+	pings++;
+}
+
+static int test_ping_pong(void)
+{
+	enum { ROUNDS = 300 };
+	sigset_t block, old, empty;
+	pid_t parent = getpid(), child;
+	int i, status;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigemptyset(&empty);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	signal(SIGUSR1, on_ping);
+	fflush(stdout);
+	child = fork();
+	if (child == 0) {
+		for (i = 0; i < ROUNDS; i++) {
+			while (!pings)
+				sigsuspend(&empty);
+			pings = 0;
+			kill(parent, SIGUSR1);
+		}
+		_exit(0);
+	}
+	for (i = 0; i < ROUNDS && child > 0; i++) {
+		kill(child, SIGUSR1);
+		while (!pings)
+			sigsuspend(&empty);
+		pings = 0;
+	}
+	if (child < 0 || waitpid(child, &status, 0) != child || status)
+		return fail("the child's status %#x", status);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	signal(SIGUSR1, SIG_DFL);
+	return 1;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(void);
@@ -231,6 +280,7 @@ static const struct {
 	{ "sigaltstack_bad_stack", test_sigaltstack },
 	{ "abort_sigabrt", test_abort },
 	{ "signal_and_sig_ign", test_signal },
+	{ "sigsuspend_ping_pong_300", test_ping_pong },
 };
 
 int main(void)
