@@ -60,8 +60,7 @@ void scheduler(void)
 		}
 		/* Nothing to run: wait for an interrupt with them enabled. */
 		switch_address_space(kernel_pml4);
-		sti();
-		hlt();
+		safe_halt();
 	}
 }
 

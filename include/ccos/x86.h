@@ -69,6 +69,13 @@ static inline uint64_t read_rflags(void)
 static inline void cli(void) { __asm__ volatile("cli" ::: "memory"); }
 static inline void sti(void) { __asm__ volatile("sti" ::: "memory"); }
 static inline void hlt(void) { __asm__ volatile("hlt" ::: "memory"); }
+
+/*
+ * Enable interrupts and wait for one, with no gap between: sti takes
+ * effect only after the next instruction (SDM Vol. 2B, STI), so an
+ * interrupt cannot slip in before the hlt and leave it sleeping.
+ */
+static inline void safe_halt(void) { __asm__ volatile("sti; hlt" ::: "memory"); }
 static inline void pause(void) { __asm__ volatile("pause"); }
 
 static inline uint64_t rdtsc(void)
