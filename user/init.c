@@ -5,6 +5,7 @@
 static const char *const programs[] = {
 	"/bin/systest",
 	"/bin/proctest",
+	"/bin/timetest",
 	"/bin/vdsotest",
 	"/bin/vsyscalltest",
 	"/bin/sigtest",

@@ -1,6 +1,6 @@
 """The ring-3 test programs on this Linux host: the same binaries, Linux's answers.
 
-sigtest, mapstest and the musl programs are ordinary static Linux x86-64
+sigtest, mapstest, timetest and the musl programs are ordinary static Linux x86-64
 programs. Their expectations are Linux's, so they must pass here too; a case
 that fails on Linux but passes on ccos is a wrong expectation, not a pass.
 """
@@ -13,7 +13,7 @@ import pytest
 
 import harness
 
-PROGRAMS = ["sigtest", "mapstest", "musltest", "muslsig"]
+PROGRAMS = ["sigtest", "mapstest", "musltest", "muslsig", "timetest"]
 MUSL = {"musltest", "muslsig"}
 
 

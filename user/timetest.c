@@ -1,0 +1,114 @@
+/* timetest: the time system calls from ring 3, as issue 6 asks: monotonic, consistent, sleeping. */
+#include "ulib.h"
+
+#define CLOCK_REALTIME_COARSE	5
+#define CLOCK_MONOTONIC_COARSE	6
+#define CLOCK_BOOTTIME		7
+#define NSEC			1000000000L
+
+static long ns(const struct timespec *ts)
+{
+	return ts->tv_sec * NSEC + ts->tv_nsec;
+}
+
+/* 10,000 rounds: each clock never goes back, and REALTIME agrees with gettimeofday. */
+static void test_monotonic_and_consistent(void)
+{
+	struct timespec m0 = { 0, 0 }, m, r;
+	struct timeval tv, tv0 = { 0, 0 };
+	int i;
+
+	for (i = 0; i < 10000; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &m);
+		gettimeofday(&tv, NULL);
+		clock_gettime(CLOCK_REALTIME, &r);
+		if (ns(&m) < ns(&m0))
+			break;
+		if (tv.tv_sec * 1000000 + tv.tv_usec < tv0.tv_sec * 1000000 + tv0.tv_usec)
+			break;
+		/* gettimeofday was read before CLOCK_REALTIME: never after it */
+		if (tv.tv_sec * NSEC + tv.tv_usec * 1000 > ns(&r))
+			break;
+		if (m.tv_nsec < 0 || m.tv_nsec >= NSEC || tv.tv_usec < 0 || tv.tv_usec >= 1000000)
+			break;
+		m0 = m;
+		tv0 = tv;
+	}
+	if (i < 10000)
+		ktap_fail("round %d: monotonic %ld.%09ld after %ld.%09ld, gettimeofday %ld.%06ld, realtime %ld.%09ld",
+			  i, m.tv_sec, m.tv_nsec, m0.tv_sec, m0.tv_nsec, tv.tv_sec, tv.tv_usec,
+			  r.tv_sec, r.tv_nsec);
+	ktap_ok(i == 10000, "10000 rounds: monotonic never goes back, gettimeofday agrees with CLOCK_REALTIME");
+}
+
+/* time() is the coarse clock: at most one second behind the fine ones read before it. */
+static void test_time_within_a_second(void)
+{
+	struct timeval tv;
+	long t;
+
+	gettimeofday(&tv, NULL);
+	t = time(NULL);
+	if (t < tv.tv_sec - 1 || t > tv.tv_sec + 1)
+		ktap_fail("time() %ld, gettimeofday %ld", t, tv.tv_sec);
+	ktap_ok(t >= tv.tv_sec - 1 && t <= tv.tv_sec + 1, "time() equals tv_sec within one second");
+}
+
+static void test_nanosleep_50ms(void)
+{
+	struct timespec a, b, req = { 0, 50000000 };
+	long r;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	r = nanosleep(&req, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ktap_diag("nanosleep(50 ms) took %ld us of CLOCK_MONOTONIC", (ns(&b) - ns(&a)) / 1000);
+	if (r || ns(&b) - ns(&a) < 50000000)
+		ktap_fail("returned %ld after %ld ns", r, ns(&b) - ns(&a));
+	ktap_ok(!r && ns(&b) - ns(&a) >= 50000000, "nanosleep of 50 ms sleeps at least 50 ms");
+}
+
+/* Every clock ccos serves answers, with a resolution; others are -EINVAL. */
+static void test_clock_ids(void)
+{
+	static const int ids[] = { CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_REALTIME_COARSE,
+				   CLOCK_MONOTONIC_COARSE, CLOCK_BOOTTIME };
+	struct timespec ts, res;
+	int ok = 1;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+		if (clock_gettime(ids[i], &ts) || clock_getres(ids[i], &res) ||
+		    res.tv_sec != 0 || res.tv_nsec <= 0 || res.tv_nsec > 10000000)
+			ok = ktap_fail("clock %d: time %ld.%09ld, resolution %ld.%09ld",
+				       ids[i], ts.tv_sec, ts.tv_nsec, res.tv_sec, res.tv_nsec);
+	}
+	if (clock_gettime(-1, &ts) != -EINVAL || clock_getres(100, &res) != -EINVAL)
+		ok = ktap_fail("a bad clock id was not -EINVAL");
+	ktap_ok(ok, "the five clocks answer with a resolution; a bad id is -EINVAL");
+}
+
+static void test_bad_pointers(void)
+{
+	void *kernel = (void *)0xffffffff80000000UL, *unmapped = (void *)0x1000;
+	int ok = clock_gettime(CLOCK_MONOTONIC, kernel) == -EFAULT &&
+		 clock_gettime(CLOCK_REALTIME, unmapped) == -EFAULT &&
+		 gettimeofday(kernel, NULL) == -EFAULT &&
+		 gettimeofday(NULL, unmapped) == -EFAULT &&
+		 time(kernel) == -EFAULT &&
+		 nanosleep(unmapped, NULL) == -EFAULT;
+
+	ktap_ok(ok, "a kernel or unmapped pointer gives -EFAULT to every time call");
+}
+
+int main(int argc, char **argv, char **envp)
+{
+	(void)argc, (void)argv, (void)envp;
+	ktap_plan(5);
+	test_monotonic_and_consistent();
+	test_time_within_a_second();
+	test_nanosleep_50ms();
+	test_clock_ids();
+	test_bad_pointers();
+	return ktap_done();
+}
