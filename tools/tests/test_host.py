@@ -1,8 +1,9 @@
 """The ring-3 test programs on this Linux host: the same binaries, Linux's answers.
 
-sigtest, mapstest, timetest and the musl programs are ordinary static Linux x86-64
-programs. Their expectations are Linux's, so they must pass here too; a case
-that fails on Linux but passes on ccos is a wrong expectation, not a pass.
+The signal tests (sigfault, sigframe, sigmask, sigstate), mapstest,
+timetest and the musl programs are ordinary static Linux x86-64 programs.
+Their expectations are Linux's, so they must pass here too; a case that
+fails on Linux but passes on ccos is a wrong expectation, not a pass.
 """
 import os
 import platform
@@ -13,7 +14,8 @@ import pytest
 
 import harness
 
-PROGRAMS = ["sigtest", "mapstest", "musltest", "muslsig", "timetest"]
+PROGRAMS = ["sigfault", "sigframe", "sigmask", "sigstate", "mapstest", "musltest", "muslsig",
+            "timetest"]
 MUSL = {"musltest", "muslsig"}
 
 

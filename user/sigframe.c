@@ -1,0 +1,504 @@
+/* sigframe: what a handler's frame holds and rt_sigreturn restores: edited registers, the alternate stack, forged frames. */
+#include "sigutil.h"
+
+/*
+ * Every case runs in a child of its own: most fault on purpose, change
+ * their signal state or may be killed. A child explains a failure in "# "
+ * lines (KTAP diagnostics, printed before the result) and exits with 1;
+ * the parent prints one KTAP result per case. The same binary runs on
+ * Linux, which is how its expectations were checked. The helpers they
+ * share are in user/lib/sigutil.c.
+ */
+
+/* ---- a handler that edits the saved registers ---- */
+
+/*
+ * ud2, and the handler sends the program to rip_landing instead, with a
+ * value of its choosing in rbx: rt_sigreturn loads every register from
+ * the (edited) frame.
+ */
+extern const char rip_fault[], rip_landing[];
+unsigned long rip_edit(void);
+__asm__(".text\n"
+	"rip_edit:\n"
+	"	pushq %rbx\n"
+	"	xorl %ebx, %ebx\n"
+	"rip_fault:\n"
+	"	ud2\n"
+	"	movq $-1, %rbx\n"	/* skipped */
+	"rip_landing:\n"
+	"	movq %rbx, %rax\n"
+	"	popq %rbx\n"
+	"	ret\n");
+
+#define RBX_MAGIC	0x5eed0fc0ffee1234UL
+
+static void on_ill_move_rip(int sig, siginfo_t *si, void *ctx)
+{
+	struct sigcontext *mc = &((ucontext_t *)ctx)->uc_mcontext;
+
+	(void)sig, (void)si;
+	if (mc->rip == (unsigned long)rip_fault) {
+		mc->rip = (unsigned long)rip_landing;
+		mc->rbx = RBX_MAGIC;
+	}
+}
+
+static int rip_edit_child(void *unused)
+{
+	unsigned long rbx;
+
+	(void)unused;
+	set_handler(SIGILL, on_ill_move_rip, 0, 0);
+	rbx = rip_edit();
+	if (rbx != RBX_MAGIC)
+		return FAIL("rbx at the landing is %#lx, expected %#lx", rbx, RBX_MAGIC);
+	return 0;
+}
+
+static int test_rip_edit(void)
+{
+	return child_passes(rip_edit_child, NULL);
+}
+
+/* ---- registers across an asynchronous signal ---- */
+
+/*
+ * The child loads a pattern into every general register it can and spins
+ * until a handler sets `async_flag`; the parent sends the signal, which
+ * arrives on the way out of a timer interrupt (not a system call), so
+ * even rcx and r11 must come back. The handler clobbers them all.
+ */
+static volatile int async_flag;
+static unsigned long async_regs[14];
+
+void spin_with_pattern(unsigned long *out);
+__asm__(".text\n"
+	"spin_with_pattern:\n"
+	"	pushq %rbx; pushq %rbp; pushq %r12; pushq %r13; pushq %r14; pushq %r15\n"
+	"	pushq %rdi\n"
+	"	movabsq $0x1111111111111101, %rax\n"
+	"	movabsq $0x1111111111111102, %rbx\n"
+	"	movabsq $0x1111111111111103, %rcx\n"
+	"	movabsq $0x1111111111111104, %rdx\n"
+	"	movabsq $0x1111111111111105, %rsi\n"
+	"	movabsq $0x1111111111111106, %rdi\n"
+	"	movabsq $0x1111111111111107, %rbp\n"
+	"	movabsq $0x1111111111111108, %r8\n"
+	"	movabsq $0x1111111111111109, %r9\n"
+	"	movabsq $0x111111111111110a, %r10\n"
+	"	movabsq $0x111111111111110b, %r11\n"
+	"	movabsq $0x111111111111110c, %r12\n"
+	"	movabsq $0x111111111111110d, %r13\n"
+	"	movabsq $0x111111111111110e, %r14\n"
+	"1:	cmpl $0, async_flag(%rip)\n"
+	"	je 1b\n"
+	"	movq (%rsp), %r15\n"
+	"	movq %rax, 0(%r15); movq %rbx, 8(%r15); movq %rcx, 16(%r15)\n"
+	"	movq %rdx, 24(%r15); movq %rsi, 32(%r15); movq %rdi, 40(%r15)\n"
+	"	movq %rbp, 48(%r15); movq %r8, 56(%r15); movq %r9, 64(%r15)\n"
+	"	movq %r10, 72(%r15); movq %r11, 80(%r15); movq %r12, 88(%r15)\n"
+	"	movq %r13, 96(%r15); movq %r14, 104(%r15)\n"
+	"	popq %rdi\n"
+	"	popq %r15; popq %r14; popq %r13; popq %r12; popq %rbp; popq %rbx\n"
+	"	ret\n");
+
+static void on_usr_clobber(int sig, siginfo_t *si, void *ctx)
+{
+	(void)sig, (void)si, (void)ctx;
+	asm volatile("movq $-1, %%rax; movq $-1, %%rcx; movq $-1, %%rdx;"
+		     "movq $-1, %%rsi; movq $-1, %%rdi; movq $-1, %%r8;"
+		     "movq $-1, %%r9; movq $-1, %%r10; movq $-1, %%r11"
+		     : : : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11");
+	async_flag = 1;
+}
+
+static int async_child(void *unused)
+{
+	unsigned long i;
+	int bad = 0;
+
+	(void)unused;
+	set_handler(SIGUSR1, on_usr_clobber, 0, 0);
+	spin_with_pattern(async_regs);
+	for (i = 0; i < 14; i++)
+		if (async_regs[i] != 0x1111111111111101UL + i)
+			bad = FAIL("register %lu (rax rbx rcx rdx rsi rdi rbp r8..r14) is %#lx, "
+				   "expected %#lx", i, async_regs[i], 0x1111111111111101UL + i);
+	return bad;
+}
+
+static int test_async_registers(void)
+{
+	struct timespec ts = { 0, 30 * 1000000 };
+	long pid = fork();
+	int status;
+
+	if (pid == 0)
+		exit_group(async_child(NULL));
+	if (pid < 0)
+		return ktap_fail("fork: error %ld", -pid);
+	nanosleep(&ts, NULL);		/* let it start spinning */
+	kill(pid, SIGUSR1);
+	if (wait4(pid, &status, 0, NULL) != pid)
+		return ktap_fail("wait4 failed");
+	if (WIFSIGNALED(status))
+		return ktap_fail("killed by %s", sig_name(WTERMSIG(status)));
+	return WEXITSTATUS(status) == 0 || ktap_fail("see the # lines above");
+}
+
+/* ---- the alternate stack ---- */
+
+/*
+ * rsp is pointed at memory nobody mapped, then ud2: the kernel cannot
+ * push a frame there. With SA_ONSTACK the frame goes on the alternate
+ * stack; without one the process dies of SIGSEGV. The handler restores
+ * a usable rsp by sending the program to bad_stack_resume.
+ */
+static volatile unsigned long bad_stack_saved_rsp __attribute__((used));
+extern const char bad_stack_insn[], bad_stack_resume[];
+void on_bad_stack(unsigned long rsp);
+__asm__(".text\n"
+	"on_bad_stack:\n"
+	"	movq %rsp, bad_stack_saved_rsp(%rip)\n"
+	"	movq %rdi, %rsp\n"
+	"bad_stack_insn:\n"
+	"	ud2\n"
+	"bad_stack_resume:\n"
+	"	movq bad_stack_saved_rsp(%rip), %rsp\n"
+	"	ret\n");
+
+static char altstack[64 * 1024] __attribute__((aligned(16)));
+static volatile stack_t stack_inside;
+
+static void on_ill_altstack(int sig, siginfo_t *si, void *ctx)
+{
+	stack_t ss;
+
+	sigaltstack(NULL, &ss);
+	stack_inside = ss;
+	record(sig, si, ctx);
+}
+
+static int altstack_child(void *unused)
+{
+	stack_t ss = { altstack, 0, sizeof(altstack) };
+	unsigned long bad = unmapped_page() + PAGE_SIZE;
+	int fail = 0;
+
+	(void)unused;
+	if (sigaltstack(&ss, NULL))
+		return FAIL("sigaltstack failed");
+	set_handler(SIGILL, on_ill_altstack, SA_ONSTACK, 0);
+	resume_at = (unsigned long)bad_stack_resume;
+	on_bad_stack(bad);
+	if (seen.count != 1)
+		return FAIL("the handler ran %d times", seen.count);
+	if (seen.handler_sp < (unsigned long)altstack ||
+	    seen.handler_sp >= (unsigned long)altstack + sizeof(altstack))
+		fail = FAIL("the handler ran at %#lx, not on the alternate stack %p",
+			    seen.handler_sp, altstack);
+	if (seen.rsp != bad)
+		fail = FAIL("uc_mcontext.rsp %#lx, expected the bad %#lx", seen.rsp, bad);
+	if (!(stack_inside.ss_flags & SS_ONSTACK))
+		fail = FAIL("sigaltstack in the handler: flags %d, expected SS_ONSTACK",
+			    stack_inside.ss_flags);
+	if (seen.uc_stack.ss_sp != altstack || seen.uc_stack.ss_size != sizeof(altstack) ||
+	    seen.uc_stack.ss_flags != 0)
+		fail = FAIL("uc_stack {%p, %d, %lu}, expected {%p, 0, %lu}",
+			    seen.uc_stack.ss_sp, seen.uc_stack.ss_flags,
+			    seen.uc_stack.ss_size, altstack, sizeof(altstack));
+	sigaltstack(NULL, &ss);
+	if (ss.ss_flags & SS_ONSTACK)
+		fail = FAIL("still SS_ONSTACK after the handler returned");
+	return fail;
+}
+
+static int test_altstack_bad_stack(void)
+{
+	return child_passes(altstack_child, NULL);
+}
+
+static int no_altstack_child(void *unused)
+{
+	(void)unused;
+	catch_faults(0);		/* handlers, but no alternate stack */
+	resume_at = (unsigned long)bad_stack_resume;
+	on_bad_stack(unmapped_page() + PAGE_SIZE);
+	return FAIL("survived a fault with no stack for the frame (handler ran %d times)",
+		    seen.count);
+}
+
+static int test_unwritable_frame(void)
+{
+	return child_killed_by(no_altstack_child, NULL, SIGSEGV);
+}
+
+/* SA_ONSTACK while already on the alternate stack: the frame goes below. */
+static volatile unsigned long nested_sp[2];
+static volatile int nested_depth;
+
+static void on_usr_nested(int sig, siginfo_t *si, void *ctx)
+{
+	char here;
+
+	(void)si, (void)ctx;
+	nested_sp[nested_depth++] = (unsigned long)&here;
+	if (nested_depth == 1)
+		kill(getpid(), sig);
+}
+
+static int altstack_nested_child(void *unused)
+{
+	stack_t ss = { altstack, 0, sizeof(altstack) };
+
+	(void)unused;
+	sigaltstack(&ss, NULL);
+	set_handler(SIGUSR1, on_usr_nested, SA_ONSTACK | SA_NODEFER, 0);
+	kill(getpid(), SIGUSR1);
+	if (nested_depth != 2)
+		return FAIL("%d handler runs, expected 2 (nested)", nested_depth);
+	if (nested_sp[1] >= nested_sp[0] || nested_sp[1] < (unsigned long)altstack)
+		return FAIL("nested handler at %#lx, outer at %#lx: expected below it on "
+			    "the alternate stack at %p", nested_sp[1], nested_sp[0], altstack);
+	return 0;
+}
+
+static int test_altstack_nested(void)
+{
+	return child_passes(altstack_nested_child, NULL);
+}
+/* A handler at an address user mode cannot run: SIGSEGV, no kernel crash. */
+static int bad_handler_child(void *arg)
+{
+	set_handler(SIGUSR1, arg, 0, 0);
+	kill(getpid(), SIGUSR1);
+	return FAIL("survived a handler at %p", arg);
+}
+
+static int test_bad_handler_address(void)
+{
+	return child_killed_by(bad_handler_child, (void *)NONCANONICAL, SIGSEGV) &&
+	       child_killed_by(bad_handler_child, (void *)KERNEL_ADDR, SIGSEGV);
+}
+
+/* ---- forged frames passed to rt_sigreturn ---- */
+
+/*
+ * rt_sigreturn trusts nothing in the frame: a process may call it with
+ * any rsp. Each case forges a ucontext asking for something user mode
+ * must not have, lands (if the kernel lets it) at forged_landing, and
+ * reports what it got: its own CS and SS, RFLAGS (IOPL), MXCSR. Either
+ * outcome is acceptable as long as nothing was gained: the process dies,
+ * or it runs with the values cleaned.
+ */
+struct fake_frame {
+	unsigned long pretcode;
+	ucontext_t uc;
+	siginfo_t info;
+};
+
+static struct fake_frame fake __attribute__((aligned(16)));
+static struct fpstate fake_fp __attribute__((aligned(64)));
+static char landing_stack[16384] __attribute__((aligned(16)));
+volatile uint16_t landed_cs, landed_ss;
+volatile unsigned long landed_flags, landed_rax;
+volatile uint32_t landed_mxcsr;
+
+void forged_landing(void);
+void forged_landed(void) __attribute__((noreturn, used));
+__asm__(".text\n"
+	"forged_landing:\n"
+	"	movq %rax, landed_rax(%rip)\n"
+	"	movw %cs, landed_cs(%rip)\n"
+	"	movw %ss, landed_ss(%rip)\n"
+	"	stmxcsr landed_mxcsr(%rip)\n"
+	"	pushfq\n"
+	"	popq landed_flags(%rip)\n"
+	"	pushq $0x202\n"			/* the usual flags for C */
+	"	popfq\n"
+	"	andq $-16, %rsp\n"
+	"	call forged_landed\n"
+	"	ud2\n");
+
+#define LANDED_RAX	0x1a2b3c4d5e6f7788UL
+
+void forged_landed(void)
+{
+	int bad = 0;
+
+	if (landed_rax != LANDED_RAX)
+		bad = FAIL("rax %#lx, expected %#lx from the frame", landed_rax, LANDED_RAX);
+	if (landed_cs != USER_CS || landed_ss != USER_DS)
+		bad = FAIL("running with CS %#x SS %#x, expected %#x %#x", landed_cs,
+			   landed_ss, USER_CS, USER_DS);
+	if (landed_flags & (EFLAGS_IOPL | EFLAGS_VM | EFLAGS_VIF | EFLAGS_VIP))
+		bad = FAIL("RFLAGS %#lx: IOPL, VM, VIF or VIP survived", landed_flags);
+	if (!(landed_flags & EFLAGS_IF))
+		bad = FAIL("RFLAGS %#lx: interrupts off in user mode", landed_flags);
+	if (landed_mxcsr & 0xffff0000)
+		bad = FAIL("MXCSR %#x has reserved bits set", landed_mxcsr);
+	exit_group(bad ? 1 : 42);
+}
+
+/* A frame that returns to forged_landing with ordinary values. */
+static void fake_init(void)
+{
+	struct sigcontext *sc = &fake.uc.uc_mcontext;
+
+	memset(&fake, 0, sizeof(fake));
+	sc->rip = (unsigned long)forged_landing;
+	sc->rsp = (unsigned long)landing_stack + sizeof(landing_stack) - 8;
+	sc->rax = LANDED_RAX;
+	sc->eflags = 0x202;
+	sc->cs = USER_CS;
+	sc->ss = USER_DS;
+}
+
+static void fake_sigreturn(void) __attribute__((noreturn));
+static void fake_sigreturn(void)
+{
+	/* As after a handler's ret: rsp just above the return address. */
+	asm volatile("movq %0, %%rsp; movl $15, %%eax; syscall; ud2"
+		     : : "r"(&fake.uc) : "memory");
+	__builtin_unreachable();
+}
+
+enum forgery {
+	FORGE_RING0_CS_SS, FORGE_IOPL, FORGE_IOPL_SYSRET, FORGE_KERNEL_RIP,
+	FORGE_NONCANONICAL_RIP, FORGE_NONCANONICAL_RSP, FORGE_MXCSR,
+	FORGE_KERNEL_FPSTATE, FORGE_UNMAPPED_FRAME,
+};
+
+static int forged_child(void *arg)
+{
+	struct sigcontext *sc = &fake.uc.uc_mcontext;
+
+	fake_init();
+	switch ((enum forgery)(long)arg) {
+	case FORGE_RING0_CS_SS:
+		sc->cs = KERNEL_CS;
+		sc->ss = KERNEL_DS;
+		break;
+	case FORGE_IOPL:
+		sc->eflags = 0x202 | EFLAGS_IOPL | EFLAGS_VM | EFLAGS_VIF | EFLAGS_VIP;
+		break;
+	case FORGE_IOPL_SYSRET:
+		/* rcx == rip and r11 == rflags: the frame of a plain system
+		 * call, which a kernel may leave through SYSRET (rflags from r11) */
+		sc->eflags = 0x202 | EFLAGS_IOPL;
+		sc->r11 = sc->eflags;
+		sc->rcx = sc->rip;
+		break;
+	case FORGE_KERNEL_RIP:
+		sc->rip = KERNEL_ADDR;
+		break;
+	case FORGE_NONCANONICAL_RIP:
+		sc->rip = NONCANONICAL;
+		sc->rcx = NONCANONICAL;
+		sc->r11 = sc->eflags;
+		break;
+	case FORGE_NONCANONICAL_RSP:
+		sc->rsp = NONCANONICAL;
+		break;
+	case FORGE_MXCSR:
+		asm volatile("fxsave64 %0" : "=m"(fake_fp));
+		fake_fp.mxcsr = 0xffffffff;
+		sc->fpstate = &fake_fp;
+		break;
+	case FORGE_KERNEL_FPSTATE:
+		sc->fpstate = (struct fpstate *)KERNEL_ADDR;
+		break;
+	case FORGE_UNMAPPED_FRAME:
+		asm volatile("movq %0, %%rsp; movl $15, %%eax; syscall; ud2"
+			     : : "r"(unmapped_page() + 64) : "memory");
+		break;
+	}
+	fake_sigreturn();
+}
+
+/* 42: it landed and found everything clean; or it died of one of sigs. */
+static int forged(enum forgery f, int sig1, int sig2)
+{
+	int status = run_in_child(forged_child, (void *)(long)f);
+
+	if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 42)
+		return 1;
+	if (status >= 0 && WIFSIGNALED(status) &&
+	    (WTERMSIG(status) == sig1 || WTERMSIG(status) == sig2))
+		return 1;
+	if (status >= 0 && WIFSIGNALED(status))
+		return ktap_fail("killed by %s (%d)", sig_name(WTERMSIG(status)),
+				 WTERMSIG(status));
+	return ktap_fail("wait status %#x: it landed and gained something (the # lines above)",
+			 status);
+}
+
+static int test_forged_ring0(void) { return forged(FORGE_RING0_CS_SS, SIGSEGV, 0); }
+static int test_forged_iopl(void) { return forged(FORGE_IOPL, SIGSEGV, 0); }
+static int test_forged_iopl_sysret(void) { return forged(FORGE_IOPL_SYSRET, SIGSEGV, 0); }
+static int test_forged_mxcsr(void) { return forged(FORGE_MXCSR, SIGSEGV, 0); }
+
+/* These cannot land: the process must die (and the kernel live). */
+static int forged_dies(enum forgery f, int sig1, int sig2)
+{
+	int status = run_in_child(forged_child, (void *)(long)f);
+
+	if (status >= 0 && WIFSIGNALED(status) &&
+	    (WTERMSIG(status) == sig1 || WTERMSIG(status) == sig2))
+		return 1;
+	return ktap_fail("wait status %#x, expected killed by %s", status, sig_name(sig1));
+}
+
+static int test_forged_kernel_rip(void) { return forged_dies(FORGE_KERNEL_RIP, SIGSEGV, 0); }
+static int test_forged_noncanonical_rip(void)
+{
+	return forged_dies(FORGE_NONCANONICAL_RIP, SIGSEGV, 0);
+}
+/* The first push faults: #SS (SIGBUS) on hardware, #GP (SIGSEGV) in QEMU. */
+static int test_forged_noncanonical_rsp(void)
+{
+	return forged_dies(FORGE_NONCANONICAL_RSP, SIGSEGV, SIGBUS);
+}
+static int test_forged_kernel_fpstate(void)
+{
+	return forged_dies(FORGE_KERNEL_FPSTATE, SIGSEGV, 0);
+}
+static int test_sigreturn_unmapped_frame(void)
+{
+	return forged_dies(FORGE_UNMAPPED_FRAME, SIGSEGV, 0);
+}
+
+/* ---- the table ---- */
+
+static const struct sigtest {
+	const char *name;
+	int (*run)(void);
+} tests[] = {
+	{ "handler_edits_rip_and_registers", test_rip_edit },
+	{ "async_signal_keeps_all_registers", test_async_registers },
+	{ "altstack_when_stack_unusable", test_altstack_bad_stack },
+	{ "altstack_nested_goes_below", test_altstack_nested },
+	{ "unwritable_frame_kills_sigsegv", test_unwritable_frame },
+	{ "bad_handler_address_sigsegv", test_bad_handler_address },
+	{ "forged_frame_ring0_cs_ss", test_forged_ring0 },
+	{ "forged_frame_iopl_vm", test_forged_iopl },
+	{ "forged_frame_iopl_sysret_path", test_forged_iopl_sysret },
+	{ "forged_frame_mxcsr_reserved_bits", test_forged_mxcsr },
+	{ "forged_frame_kernel_rip", test_forged_kernel_rip },
+	{ "forged_frame_noncanonical_rip", test_forged_noncanonical_rip },
+	{ "forged_frame_noncanonical_rsp", test_forged_noncanonical_rsp },
+	{ "forged_frame_kernel_fpstate", test_forged_kernel_fpstate },
+	{ "sigreturn_unmapped_frame", test_sigreturn_unmapped_frame },
+};
+
+int main(int argc, char **argv, char **envp)
+{
+	unsigned long i;
+
+	(void)argc, (void)argv, (void)envp;
+	ktap_plan(ARRAY_SIZE(tests));
+	for (i = 0; i < ARRAY_SIZE(tests); i++)
+		ktap_ok(tests[i].run(), "%s", tests[i].name);
+	return ktap_done();
+}
