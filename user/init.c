@@ -3,7 +3,11 @@
 
 /* The programs init runs when it is given no arguments. */
 static const char *const programs[] = {
-	"/bin/systest",
+	"/bin/sysmisc",
+	"/bin/sysproc",
+	"/bin/sysmem",
+	"/bin/sysfile",
+	"/bin/systime",
 	"/bin/proctest",
 	"/bin/timetest",
 	"/bin/vdsotest",

@@ -2,12 +2,9 @@
 #ifndef USER_SIGUTIL_H
 #define USER_SIGUTIL_H
 
-#include "ulib.h"
+#include "testutil.h"
 
-#define KERNEL_ADDR	0xffffffff80000000UL
 #define KERNEL_HOLE	0xffffa00000000000UL	/* kernel half, mapped by nobody */
-#define VSYSCALL_ADDR	0xffffffffff600000UL
-#define NONCANONICAL	0x0000800000000000UL
 #define USER_CS		0x33
 #define USER_DS		0x2b
 #define KERNEL_CS	0x10

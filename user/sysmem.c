@@ -1,0 +1,199 @@
+/* sysmem: brk, mmap, munmap and mprotect, and a SIGSEGV handler that makes a page writable, as on Linux. */
+#include "testutil.h"
+
+/* ---- memory ---- */
+
+static int test_brk(void)
+{
+	long cur = brk(NULL), grown;
+	char *p = (char *)cur;
+	int i;
+
+	grown = brk(p + 64 * 1024);
+	if (!expect(grown, cur + 64 * 1024, "brk(+64 KiB)"))
+		return 0;
+	memset(p, 0x5a, 64 * 1024);
+	for (i = 0; i < 64 * 1024; i += 4096)
+		if (p[i] != 0x5a)
+			return ktap_fail("brk memory at %p did not keep a store",
+					 p + i);
+	return expect(brk(p), cur, "brk(shrink)");
+}
+
+static int test_mmap_anon(void)
+{
+	char *p = map_pages(3);
+	unsigned long i;
+
+	if (IS_ERR_VALUE(p))
+		return ktap_fail("mmap returned %ld", (long)p);
+	for (i = 0; i < 3 * PAGE_SIZE; i++)
+		if (p[i])
+			return ktap_fail("byte %lu of a new mapping is %d", i,
+					 p[i]);
+	memset(p, 1, 3 * PAGE_SIZE);
+	return expect(munmap(p, 3 * PAGE_SIZE), 0, "munmap");
+}
+
+static int test_mmap_fixed(void)
+{
+	char *p = map_pages(2), *q;
+
+	if (IS_ERR_VALUE(p))
+		return ktap_fail("mmap returned %ld", (long)p);
+	memset(p, 0xaa, 2 * PAGE_SIZE);
+	q = mmap(p + PAGE_SIZE, PAGE_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (!expect((long)q, (long)(p + PAGE_SIZE), "mmap(MAP_FIXED)"))
+		return 0;
+	if ((unsigned char)p[0] != 0xaa || q[0] != 0)
+		return ktap_fail("after MAP_FIXED: old page %#x, new page %#x",
+				 (unsigned char)p[0], q[0]);
+	return expect(munmap(p, 2 * PAGE_SIZE), 0, "munmap");
+}
+
+static int test_mmap_errors(void)
+{
+	char *p = map_pages(1);
+
+	return expect((long)mmap(NULL, 0, PROT_READ,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+		      -EINVAL, "mmap(len 0)") &&
+	       expect(munmap(p + 1, PAGE_SIZE), -EINVAL, "munmap(unaligned)") &&
+	       expect(mprotect(p + 1, PAGE_SIZE, PROT_READ), -EINVAL,
+		      "mprotect(unaligned)") &&
+	       expect(munmap(p, PAGE_SIZE), 0, "munmap");
+}
+
+static int touch_unmapped(void *unused)
+{
+	volatile char *p = map_pages(1);
+
+	(void)unused;
+	p[0] = 1;
+	munmap((void *)p, PAGE_SIZE);
+	p[0] = 2;
+	return 0;
+}
+
+static int write_readonly(void *unused)
+{
+	volatile char *p = map_pages(1);
+
+	(void)unused;
+	p[0] = 1;
+	if (mprotect((void *)p, PAGE_SIZE, PROT_READ) || p[0] != 1)
+		return 1;
+	p[0] = 2;
+	return 0;
+}
+
+static int test_munmap_segv(void)
+{
+	return expect_signal(run_in_child(touch_unmapped, NULL), SIGSEGV,
+			     "touch after munmap");
+}
+
+static int test_mprotect_segv(void)
+{
+	return expect_signal(run_in_child(write_readonly, NULL), SIGSEGV,
+			     "write after mprotect(PROT_READ)");
+}
+
+/* ---- signals ---- */
+
+/*
+ * A write to a read-only page: the handler checks what the kernel reports
+ * in siginfo and ucontext, makes the page writable and returns, and
+ * rt_sigreturn retries the write. The child exits with 1 + the index of
+ * the first check that failed.
+ */
+static const char *const fault_checks[] = {
+	"si_signo is SIGSEGV",
+	"si_code is SEGV_ACCERR",
+	"si_addr is the written address",
+	"uc_mcontext.cr2 is the written address",
+	"uc_mcontext.trapno is 14 (page fault)",
+	"uc_mcontext.err has the write bit",
+	"uc_mcontext.rip is the faulting instruction",
+	"the handler ran once",
+	"the write was retried after sigreturn",
+};
+
+static char *volatile fault_page;
+static volatile int fault_failed, fault_count;
+extern const char poke_insn[];
+
+static __attribute__((noinline)) void poke(char *p)
+{
+	asm volatile(".globl poke_insn\npoke_insn: movb $1, (%0)"
+		     : : "r"(p) : "memory");
+}
+
+static void on_segv(int sig, siginfo_t *si, void *ctx)
+{
+	struct sigcontext *mc = &((ucontext_t *)ctx)->uc_mcontext;
+	const int ok[] = {
+		sig == SIGSEGV && si->si_signo == SIGSEGV,
+		si->si_code == SEGV_ACCERR,
+		si->si_addr == fault_page,
+		mc->cr2 == (unsigned long)fault_page,
+		mc->trapno == 14,
+		(mc->err & 2) != 0,
+		mc->rip == (unsigned long)poke_insn,
+	};
+	unsigned long i;
+
+	for (i = 0; i < ARRAY_SIZE(ok) && !fault_failed; i++)
+		if (!ok[i])
+			fault_failed = i + 1;
+	fault_count++;
+	mprotect(fault_page, PAGE_SIZE, PROT_READ | PROT_WRITE);
+}
+
+static int segv_handled(void *unused)
+{
+	(void)unused;
+	fault_page = map_pages(1);
+	mprotect(fault_page, PAGE_SIZE, PROT_READ);
+	sigaction(SIGSEGV, on_segv, 0);
+	poke(fault_page);
+	if (!fault_failed && fault_count != 1)
+		fault_failed = 8;
+	if (!fault_failed && fault_page[0] != 1)
+		fault_failed = 9;
+	return fault_failed;
+}
+
+static int test_sigsegv_handler(void)
+{
+	int status = run_in_child(segv_handled, NULL);
+
+	if (status < 0 || WIFSIGNALED(status))
+		return ktap_fail("child wait status %#x: handler not run, "
+				 "or sigreturn failed", status);
+	if (WEXITSTATUS(status) > ARRAY_SIZE(fault_checks))
+		return ktap_fail("child exit %d", WEXITSTATUS(status));
+	if (WEXITSTATUS(status))
+		return ktap_fail("check failed: %s",
+				 fault_checks[WEXITSTATUS(status) - 1]);
+	return 1;
+}
+
+/* ---- the table ---- */
+
+static const struct test tests[] = {
+	{ "brk_grow_shrink", test_brk },
+	{ "mmap_anonymous", test_mmap_anon },
+	{ "mmap_fixed", test_mmap_fixed },
+	{ "mmap_errors", test_mmap_errors },
+	{ "munmap_then_touch_sigsegv", test_munmap_segv },
+	{ "mprotect_then_write_sigsegv", test_mprotect_segv },
+	{ "sigsegv_handler_and_sigreturn", test_sigsegv_handler },
+};
+
+int main(int argc, char **argv, char **envp)
+{
+	(void)argc, (void)argv, (void)envp;
+	return run_tests(tests, ARRAY_SIZE(tests));
+}

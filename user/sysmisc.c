@@ -1,0 +1,197 @@
+/* sysmisc: the initial stack, -EFAULT and -ENOSYS, uname, arch_prctl, ids, affinity, prctl, reboot, as on Linux. */
+#include "testutil.h"
+
+extern void _start(void);
+
+static int g_argc;
+static char **g_argv;
+static char **g_envp;
+
+/* ---- the initial stack ---- */
+
+static int test_initial_stack(void)
+{
+	Elf64_Phdr *ph = (Elf64_Phdr *)getauxval(AT_PHDR);
+	unsigned long i, n = getauxval(AT_PHNUM);
+	const char *vdso = (const char *)getauxval(AT_SYSINFO_EHDR);
+
+	if (g_argc < 1 || g_argv[g_argc] != NULL || g_envp != environ)
+		return ktap_fail("argc %d: argv or envp misplaced", g_argc);
+	if (!expect(getauxval(AT_PAGESZ), 4096, "AT_PAGESZ") ||
+	    !expect(getauxval(AT_ENTRY), (long)_start, "AT_ENTRY") ||
+	    !expect(getauxval(AT_PHENT), sizeof(*ph), "AT_PHENT"))
+		return 0;
+	if (!getauxval(AT_RANDOM))
+		return ktap_fail("no AT_RANDOM");
+	if (!vdso || memcmp(vdso, "\177ELF", 4))
+		return ktap_fail("AT_SYSINFO_EHDR %p is not an ELF image", vdso);
+	for (i = 0; ph && i < n; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_vaddr == 0x400000)
+			return 1;
+	return ktap_fail("AT_PHDR %p has no PT_LOAD at 0x400000", ph);
+}
+
+
+/*
+ * Pointers the kernel must refuse with -EFAULT, never dereference. (On
+ * Linux, a write to /dev/null never reads its buffer: run with standard
+ * output on a terminal, pipe or file.)
+ */
+static const unsigned long bad_pointers[] = {
+	0, KERNEL_ADDR, VSYSCALL_ADDR, NONCANONICAL,
+};
+
+static int test_efault(void)
+{
+	char what[48];
+	unsigned long i, p;
+
+	for (i = 0; i < ARRAY_SIZE(bad_pointers); i++) {
+		p = bad_pointers[i];
+		snprintf(what, sizeof(what), "write(1, %#lx, 1)", p);
+		if (!expect(write(1, (void *)p, 1), -EFAULT, what))
+			return 0;
+		snprintf(what, sizeof(what), "clock_gettime(%#lx)", p);
+		if (!expect(clock_gettime(CLOCK_MONOTONIC, (void *)p), -EFAULT,
+			    what))
+			return 0;
+		snprintf(what, sizeof(what), "uname(%#lx)", p);
+		if (!expect(uname((void *)p), -EFAULT, what))
+			return 0;
+	}
+	return 1;
+}
+
+static int test_enosys(void)
+{
+	return expect(syscall0(1000), -ENOSYS, "syscall 1000") &&
+	       expect(syscall0(100000), -ENOSYS, "syscall 100000") &&
+	       expect(syscall0(-1), -ENOSYS, "syscall -1");
+}
+
+/* ---- system information and per-process state ---- */
+
+static int test_uname(void)
+{
+	struct utsname u;
+
+	if (!expect(uname(&u), 0, "uname"))
+		return 0;
+	ktap_diag("uname: %s %s %s", u.sysname, u.release, u.machine);
+	if (strcmp(u.sysname, "Linux") && strcmp(u.sysname, "ccos"))
+		return ktap_fail("sysname \"%s\"", u.sysname);
+	return strcmp(u.machine, "x86_64") == 0 ||
+	       ktap_fail("machine \"%s\"", u.machine);
+}
+
+static struct {
+	void *self;
+	unsigned long magic;
+} tls = { &tls, 0xcc05cc05 };
+
+static int test_arch_prctl(void)
+{
+	unsigned long old, fs, self_ptr, magic;
+
+	if (!expect(arch_prctl(ARCH_GET_FS, (unsigned long)&old), 0,
+		    "ARCH_GET_FS") ||
+	    !expect(arch_prctl(ARCH_SET_FS, (unsigned long)&tls), 0,
+		    "ARCH_SET_FS"))
+		return 0;
+	arch_prctl(ARCH_GET_FS, (unsigned long)&fs);
+	asm volatile("movq %%fs:0, %0; movq %%fs:8, %1"
+		     : "=r"(self_ptr), "=r"(magic));
+	arch_prctl(ARCH_SET_FS, old);
+	return expect(fs, (long)&tls, "ARCH_GET_FS after set") &&
+	       expect(self_ptr, (long)&tls, "%fs:0") &&
+	       expect(magic, tls.magic, "%fs:8") &&
+	       expect(arch_prctl(ARCH_SET_FS, NONCANONICAL), -EPERM,
+		      "ARCH_SET_FS(non-canonical)") &&
+	       expect(arch_prctl(ARCH_SET_FS, KERNEL_ADDR), -EPERM,
+		      "ARCH_SET_FS(kernel address)") &&
+	       expect(arch_prctl(0x9999, 0), -EINVAL, "arch_prctl(0x9999)");
+}
+
+static int test_set_tid_address(void)
+{
+	static int tid_word;
+
+	return expect(set_tid_address(&tid_word), gettid(), "set_tid_address");
+}
+
+static int test_ids_uid_gid(void)
+{
+	long ids[] = { getuid(), geteuid(), getgid(), getegid() };
+	unsigned long i;
+
+	for (i = 0; i < ARRAY_SIZE(ids); i++)
+		if (ids[i] < 0)
+			return ktap_fail("id %lu returned %ld", i, ids[i]);
+	return 1;
+}
+
+static int test_affinity_getcpu(void)
+{
+	unsigned long mask[16] = { 0 };
+	unsigned int cpu = ~0U, node = ~0U;
+	long n = sched_getaffinity(0, sizeof(mask), mask);
+
+	if (n <= 0 || n > (long)sizeof(mask))
+		return ktap_fail("sched_getaffinity returned %ld", n);
+	if (!expect(sched_setaffinity(0, n, mask), 0, "sched_setaffinity") ||
+	    !expect(sched_yield(), 0, "sched_yield") ||
+	    !expect(getcpu(&cpu, &node, NULL), 0, "getcpu"))
+		return 0;
+	if (cpu >= 1024 || !(mask[cpu / 64] & (1UL << (cpu % 64))))
+		return ktap_fail("getcpu says cpu %u, not in mask %#lx", cpu,
+				 mask[0]);
+	return 1;
+}
+
+static int test_prctl_name(void)
+{
+	char old[16], name[16];
+
+	if (!expect(prctl(PR_GET_NAME, (unsigned long)old, 0, 0, 0), 0,
+		    "PR_GET_NAME") ||
+	    !expect(prctl(PR_SET_NAME, (unsigned long)"systest-name", 0, 0, 0),
+		    0, "PR_SET_NAME"))
+		return 0;
+	prctl(PR_GET_NAME, (unsigned long)name, 0, 0, 0);
+	prctl(PR_SET_NAME, (unsigned long)old, 0, 0, 0);
+	if (strcmp(name, "systest-name"))
+		return ktap_fail("name read back as \"%s\"", name);
+	return expect(prctl(9999, 0, 0, 0, 0), -EINVAL, "prctl(9999)");
+}
+
+static int test_reboot_bad_magic(void)
+{
+	long r = reboot(0, 0, LINUX_REBOOT_CMD_POWER_OFF, NULL);
+
+	return r == -EINVAL || r == -EPERM ||
+	       ktap_fail("reboot(bad magic) returned %ld", r);
+}
+
+
+/* ---- the table ---- */
+
+static const struct test tests[] = {
+	{ "initial_stack_and_auxv", test_initial_stack },
+	{ "bad_pointer_efault", test_efault },
+	{ "unknown_syscall_enosys", test_enosys },
+	{ "uname", test_uname },
+	{ "arch_prctl_fs", test_arch_prctl },
+	{ "set_tid_address", test_set_tid_address },
+	{ "uid_gid", test_ids_uid_gid },
+	{ "sched_affinity_getcpu", test_affinity_getcpu },
+	{ "prctl_name", test_prctl_name },
+	{ "reboot_bad_magic", test_reboot_bad_magic },
+};
+
+int main(int argc, char **argv, char **envp)
+{
+	g_argc = argc;
+	g_argv = argv;
+	g_envp = envp;
+	return run_tests(tests, ARRAY_SIZE(tests));
+}
