@@ -98,35 +98,3 @@ size_t strlcpy(char *dst, const char *src, size_t size)
 	}
 	return len;
 }
-
-/* Decimal, or hex with 0x; the whole of s[0..len) must be digits. */
-bool str_to_u64(const char *s, size_t len, uint64_t *out)
-{
-	unsigned base = 10;
-	uint64_t v = 0;
-
-	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-		len -= 2;
-	}
-	if (!len)
-		return false;
-	for (; len; len--, s++) {
-		unsigned d;
-
-		if (*s >= '0' && *s <= '9')
-			d = *s - '0';
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = *s - 'a' + 10;
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = *s - 'A' + 10;
-		else
-			return false;
-		if (v > (UINT64_MAX - d) / base)
-			return false;
-		v = v * base + d;
-	}
-	*out = v;
-	return true;
-}

@@ -14,6 +14,5 @@ int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 char *strchr(const char *s, int c);
 size_t strlcpy(char *dst, const char *src, size_t size);
-bool str_to_u64(const char *s, size_t len, uint64_t *out);
 
 #endif

@@ -78,14 +78,12 @@ static inline struct process *current(void)
 }
 
 /* kernel/proc.c */
-void proc_init(void);
 struct process *proc_alloc(void);
 void proc_free(struct process *p);
 struct process *proc_find(int pid);
 __noreturn void proc_exit(int status);
 __noreturn void start_init(void);
 long do_fork(bool share_mm);
-void exit_status_set(struct process *p, int status);
 
 /* kernel/sched.c */
 __noreturn void scheduler(void);

@@ -102,6 +102,5 @@ void force_sig_fault(int sig, int code, uint64_t addr, struct trap_frame *tf);
 /* On the way back to user mode: run the default action or build a frame. */
 void deliver_signals(struct trap_frame *tf);
 bool signal_pending(struct process *p);
-void user_fault_init(void);
 
 #endif
