@@ -15,13 +15,13 @@ mb2_header:
 	dd -(MB2_MAGIC + MB2_ARCH_I386 + (mb2_header_end - mb2_header))
 
 	; Information request (type 1), optional (flags 1): command line (1),
-	; modules (3), memory map (6), ELF sections are not needed, ACPI old (14)
-	; and new (15) RSDP copies.
+	; modules (3), memory map (6), framebuffer (8: where a text screen is),
+	; ACPI old (14) and new (15) RSDP copies.
 align 8
 .info_req:
 	dw 1, 1
 	dd .info_req_end - .info_req
-	dd 1, 3, 6, 14, 15
+	dd 1, 3, 6, 8, 14, 15
 .info_req_end:
 
 	; Module alignment (type 6): modules start on page boundaries, so each

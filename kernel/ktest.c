@@ -8,6 +8,7 @@
 extern const struct ktest __ktest_start[], __ktest_end[];
 
 static bool case_failed;
+static const char *skip_reason;
 static const struct ktest *current_case;
 
 void ktest_fail(const char *file, int line, const char *fmt, ...)
@@ -20,6 +21,11 @@ void ktest_fail(const char *file, int line, const char *fmt, ...)
 	va_end(ap);
 	printk("    # %s: %s:%d: %s\n", current_case->name, file, line, msg);
 	case_failed = true;
+}
+
+void ktest_skip(const char *reason)
+{
+	skip_reason = reason;
 }
 
 /*
@@ -61,16 +67,23 @@ int __attribute__((noinline)) ktest_expect_fault(void (*fn)(void *), void *arg)
 void ktest_run_all(void)
 {
 	const struct ktest *t;
-	int n = 1, failed = 0;
+	int n = 1, failed = 0, skipped = 0;
 
 	printk("KTAP version 1\n1..%ld\n", (long)(__ktest_end - __ktest_start));
 	for (t = __ktest_start; t < __ktest_end; t++, n++) {
 		current_case = t;
 		case_failed = false;
+		skip_reason = NULL;
 		t->fn();
+		if (skip_reason && !case_failed) {
+			printk("ok %d %s # SKIP %s\n", n, t->name, skip_reason);
+			skipped++;
+			continue;
+		}
 		printk("%s %d %s\n", case_failed ? "not ok" : "ok", n, t->name);
 		failed += case_failed;
 	}
-	printk("# ktest: %d passed, %d failed\n", n - 1 - failed, failed);
+	printk("# ktest: %d passed, %d failed, %d skipped\n", n - 1 - failed - skipped, failed,
+	       skipped);
 	power_off(failed ? 1 : 0);
 }

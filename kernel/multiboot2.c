@@ -13,6 +13,7 @@ enum {
 	MB2_TAG_LOADER = 2,
 	MB2_TAG_MODULE = 3,
 	MB2_TAG_MMAP = 6,
+	MB2_TAG_FRAMEBUFFER = 8,
 	MB2_TAG_EFI32 = 11,
 	MB2_TAG_EFI64 = 12,
 	MB2_TAG_ACPI_OLD = 14,
@@ -83,6 +84,30 @@ static void parse_rsdp(const struct mb2_tag *tag, struct boot_info *bi, int revi
 	bi->rsdp_revision = revision;
 }
 
+/*
+ * Multiboot2 spec §3.6.12: address (u64), pitch, width, height (u32), bpp
+ * and type (u8). Type 2 is EGA text: width and height count characters,
+ * each two bytes (the character, then its colour). Graphic framebuffers
+ * (UEFI's) are left alone: ccos has no font to draw with.
+ */
+static void parse_framebuffer(const struct mb2_tag *tag, struct boot_info *bi)
+{
+	const uint8_t *t = (const uint8_t *)tag;
+	uint32_t pitch, width, height;
+
+	if (tag->size < 30 || t[29] != 2)
+		return;
+	memcpy(&pitch, t + 16, 4);
+	memcpy(&width, t + 20, 4);
+	memcpy(&height, t + 24, 4);
+	if (!width || !height || width > 256 || height > 256 || pitch < width * 2)
+		return;
+	memcpy(&bi->text_screen, t + 8, 8);
+	bi->text_cols = width;
+	bi->text_rows = height;
+	bi->text_pitch = pitch;
+}
+
 bool multiboot2_parse(const void *mbi, struct boot_info *bi)
 {
 	uint32_t total = ((const uint32_t *)mbi)[0], off;
@@ -118,6 +143,9 @@ bool multiboot2_parse(const void *mbi, struct boot_info *bi)
 			break;
 		case MB2_TAG_MMAP:
 			parse_mmap(tag, bi);
+			break;
+		case MB2_TAG_FRAMEBUFFER:
+			parse_framebuffer(tag, bi);
 			break;
 		case MB2_TAG_EFI32:
 		case MB2_TAG_EFI64:

@@ -165,10 +165,13 @@ int snprintf(char *buf, size_t size, const char *fmt, ...)
 	return n;
 }
 
+/* COM1 always; the text screen too where there is one. */
 void console_write(const char *s, size_t len)
 {
-	while (len--)
-		serial_putc(*s++);
+	for (; len--; s++) {
+		serial_putc(*s);
+		vga_putc(*s);
+	}
 }
 
 int vprintk(const char *fmt, va_list ap)

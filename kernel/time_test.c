@@ -171,8 +171,10 @@ KTEST(hpet_counter_runs_and_32bit_read_matches)
 	uint64_t a, b;
 	uint32_t low;
 
-	if (!hpet_regs)
-		return;		/* no HPET on this machine */
+	if (!hpet_regs) {
+		ktest_skip("no HPET on this machine");
+		return;
+	}
 	a = hpet_read();
 	low = *(volatile uint32_t *)((volatile char *)hpet_regs + HPET_COUNTER_OFFSET);
 	b = hpet_read();

@@ -9,8 +9,10 @@ KTEST(hpet_user_page_is_ro_nx_uncached)
 {
 	uint64_t *pte;
 
-	if (hpet_clocksource.vclock_mode != VCLOCK_HPET)
-		return;		/* no HPET, or not page-aligned: nothing is mapped */
+	if (hpet_clocksource.vclock_mode != VCLOCK_HPET) {
+		ktest_skip("no HPET, or not page-aligned: nothing is mapped");
+		return;
+	}
 	pte = walk_pte(kernel_pml4, HPET_USER_ADDR);
 	KEXPECT(pte != NULL);
 	if (!pte)

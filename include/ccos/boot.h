@@ -28,6 +28,8 @@ struct boot_info {
 	uint64_t rsdp;		/* physical address of the RSDP copy, or 0 */
 	int rsdp_revision;	/* 0 = ACPI 1.0 (RSDT), 2+ = XSDT */
 	uint64_t mbi_start, mbi_end;
+	uint64_t text_screen;		/* physical address of an EGA text screen, or 0 */
+	uint32_t text_cols, text_rows, text_pitch;
 };
 
 extern struct boot_info boot_info;

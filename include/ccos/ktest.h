@@ -24,6 +24,8 @@ struct ktest {
 	static void ktest_##name(void)
 
 void ktest_fail(const char *file, int line, const char *fmt, ...) __printf(3, 4);
+/* The case cannot run on this machine: KTAP's `ok N name # SKIP reason`. */
+void ktest_skip(const char *reason);
 
 #define KEXPECT(cond)							\
 	do {								\

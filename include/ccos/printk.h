@@ -24,6 +24,8 @@ __noreturn void panic_frame(struct trap_frame *tf, const char *fmt, ...) __print
 void dump_stack_from(uint64_t rbp);
 const char *ksym_lookup(uint64_t addr, uint64_t *offset);
 
+void vga_init(void);
+void vga_putc(char c);
 void serial_init(void);
 void serial_putc(char c);
 int serial_getc(void);
