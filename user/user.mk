@@ -14,6 +14,8 @@ USER_NM := $(or $(NM),$(CROSS_COMPILE)nm)
 USER_LIB_OBJS := $(patsubst user/lib/%,$(BUILD)/user/lib/%.o,\
 		 $(basename $(wildcard user/lib/*.c user/lib/*.S)))
 USER_PROGS := $(patsubst user/%.c,$(BUILD)/user/%.elf,$(wildcard user/*.c))
+# A program too long for one file keeps the rest in user/NAME/, linked into it only.
+VSYSCALLTEST_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(wildcard user/vsyscall/*.c))
 
 $(BUILD)/user/%.o: user/%.c
 	@mkdir -p $(dir $@)
@@ -28,11 +30,13 @@ $(BUILD)/user/%.o: user/%.S
 # Each link also writes NAME.asm (source interleaved) and NAME.sym, to read.
 $(BUILD)/user/%.elf: $(BUILD)/user/%.o $(USER_LIB_OBJS) linker/user.ld
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(LD) $(USER_LDFLAGS) -o $@ $< $(USER_LIB_OBJS)
+	$(Q)$(LD) $(USER_LDFLAGS) -o $@ $< $(USER_LIB_OBJS) $(filter-out $< $(USER_LIB_OBJS) linker/user.ld,$^)
 	$(Q)$(OBJDUMP) -S $@ > $(@:.elf=.asm)
 	$(Q)$(USER_NM) -n $@ > $(@:.elf=.sym)
 
-.SECONDARY: $(USER_PROGS:.elf=.o) $(USER_LIB_OBJS)
+$(BUILD)/user/vsyscalltest.elf: $(VSYSCALLTEST_OBJS)
 
--include $(USER_PROGS:.elf=.d) $(USER_LIB_OBJS:.o=.d)
+.SECONDARY: $(USER_PROGS:.elf=.o) $(USER_LIB_OBJS) $(VSYSCALLTEST_OBJS)
+
+-include $(USER_PROGS:.elf=.d) $(USER_LIB_OBJS:.o=.d) $(VSYSCALLTEST_OBJS:.o=.d)
 include user/musl/musl.mk
