@@ -14,8 +14,11 @@ USER_NM := $(or $(NM),$(CROSS_COMPILE)nm)
 USER_LIB_OBJS := $(patsubst user/lib/%,$(BUILD)/user/lib/%.o,\
 		 $(basename $(wildcard user/lib/*.c user/lib/*.S)))
 USER_PROGS := $(patsubst user/%.c,$(BUILD)/user/%.elf,$(wildcard user/*.c))
-# A program too long for one file keeps the rest in user/NAME/, linked into it only.
-VSYSCALLTEST_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(wildcard user/vsyscall/*.c))
+# A program too long for one file keeps the rest in a folder, linked into it only.
+parts = $(patsubst user/%.c,$(BUILD)/user/%.o,$(wildcard user/$(1)/*.c))
+VSYSCALLTEST_OBJS := $(call parts,vsyscall)
+MAPSTEST_OBJS := $(call parts,maps)
+PART_OBJS := $(VSYSCALLTEST_OBJS) $(MAPSTEST_OBJS)
 
 $(BUILD)/user/%.o: user/%.c
 	@mkdir -p $(dir $@)
@@ -35,8 +38,9 @@ $(BUILD)/user/%.elf: $(BUILD)/user/%.o $(USER_LIB_OBJS) linker/user.ld
 	$(Q)$(USER_NM) -n $@ > $(@:.elf=.sym)
 
 $(BUILD)/user/vsyscalltest.elf: $(VSYSCALLTEST_OBJS)
+$(BUILD)/user/mapstest.elf: $(MAPSTEST_OBJS)
 
-.SECONDARY: $(USER_PROGS:.elf=.o) $(USER_LIB_OBJS) $(VSYSCALLTEST_OBJS)
+.SECONDARY: $(USER_PROGS:.elf=.o) $(USER_LIB_OBJS) $(PART_OBJS)
 
--include $(USER_PROGS:.elf=.d) $(USER_LIB_OBJS:.o=.d) $(VSYSCALLTEST_OBJS:.o=.d)
+-include $(USER_PROGS:.elf=.d) $(USER_LIB_OBJS:.o=.d) $(PART_OBJS:.o=.d)
 include user/musl/musl.mk
