@@ -11,6 +11,7 @@ static const char *const programs[] = {
 	"/bin/proctest",
 	"/bin/timetest",
 	"/bin/vdsotest",
+	"/bin/vdsomap",
 	"/bin/vsyscalltest",
 	"/bin/sigfault",
 	"/bin/sigframe",

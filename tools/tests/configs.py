@@ -19,13 +19,18 @@ CONFIGS = [
     Config("init-uefi", fw="uefi", ktap=True, timeout=120),
     # The kernel's page tables as ptdump prints them (test_memory.py).
     Config("ptdump-bios", fw="bios", cmdline="ptdump ktest"),
-    # The vDSO (user/vdsotest.c) with the other clock modes (init-* run it
-    # on the TSC): the HPET read in user mode, and jiffies, where the fine
+    # The vDSO's clock-dependent tests (user/vdsotest.c) with the other clock
+    # modes (init-* run it, and user/vdsomap.c, on the TSC): the HPET read in user mode, and jiffies, where the fine
     # clocks must fall back to a system call; and on a CPU without RDRAND,
     # RDSEED or RDTSCP, where the vDSO's address comes from the TSC and RTC.
     Config("vdso-hpet", fw="bios", cmdline="clocksource=hpet -- /bin/vdsotest", ktap=True),
     Config("vdso-jiffies", fw="bios", cmdline="clocksource=jiffies -- /bin/vdsotest", ktap=True),
     Config("vdso-qemu64", fw="bios", cpu="qemu64", cmdline="-- /bin/vdsotest", ktap=True),
+    # The vDSO's lookup, maps lines and shared pages (user/vdsomap.c), which
+    # vdsotest ran in the two boots above before the split; init-qemu64 runs
+    # it on the baseline CPU.
+    Config("vdsomap-hpet", fw="bios", cmdline="clocksource=hpet -- /bin/vdsomap", ktap=True),
+    Config("vdsomap-jiffies", fw="bios", cmdline="clocksource=jiffies -- /bin/vdsomap", ktap=True),
     # Malformed and unknown options are warned about and defaulted; the
     # words after -- reach init, which fails to run "a" and exits with 1.
     Config("badopts-bios", fw="bios", cmdline="vsyscall=bogus clocksource= frobnicate -- a b",

@@ -11,6 +11,7 @@ import harness
 
 VDSO_SO = os.path.join(harness.BUILD, "vdso", "vdso.so")
 VDSOTEST = os.path.join(harness.USER_DIR, "vdsotest.elf")
+VDSOMAP = os.path.join(harness.USER_DIR, "vdsomap.elf")
 VDSOCHECK = os.path.join(harness.ROOT, "tools", "vdsocheck")
 VDSO_LD = os.path.join(harness.ROOT, "linker", "vdso.ld")
 VDSO_BOOTS = ["init-bios", "vdso-hpet", "vdso-jiffies", "vdso-qemu64"]
@@ -84,12 +85,13 @@ def test_vdsocheck_refuses_a_missing_export(tmp_path):
 @pytest.mark.skipif(platform.system() != "Linux" or platform.machine() != "x86_64",
                     reason="vdsotest.elf is a Linux x86-64 program")
 def test_vdsotest_on_the_linux_host():
-    """The same binary against Linux's own vDSO: the lookup and the host-applicable cases."""
-    r = subprocess.run([VDSOTEST], capture_output=True, text=True, timeout=60, cwd=harness.ROOT)
-    bad = [l for l in r.stdout.splitlines() if l.startswith("not ok")]
-    assert r.returncode == 0 and not bad, r.stdout + r.stderr
-    plan = re.search(r"^1\.\.(\d+)$", r.stdout, re.M)
-    assert plan and len(re.findall(r"^ok \d+ ", r.stdout, re.M)) == int(plan.group(1)), r.stdout
+    """The same binaries against Linux's own vDSO: the lookup and the host-applicable cases."""
+    for elf in (VDSOTEST, VDSOMAP):
+        r = subprocess.run([elf], capture_output=True, text=True, timeout=60, cwd=harness.ROOT)
+        bad = [l for l in r.stdout.splitlines() if l.startswith("not ok")]
+        assert r.returncode == 0 and not bad, r.stdout + r.stderr
+        plan = re.search(r"^1\.\.(\d+)$", r.stdout, re.M)
+        assert plan and len(re.findall(r"^ok \d+ ", r.stdout, re.M)) == int(plan.group(1)), r.stdout
 
 
 @pytest.mark.parametrize("name", VDSO_BOOTS)

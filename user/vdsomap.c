@@ -1,0 +1,200 @@
+/* vdsomap: the vDSO as an object: its symbols by name and version, its /proc/self/maps lines, the frames every process shares. */
+#include "vdsoutil.h"
+
+/*
+ * The same binary runs on ccos and on Linux (./build/user/vdsomap.elf on
+ * the host): the cases that depend on ccos's own kernel (its soname, its
+ * mprotect answer) say so and adapt; the rest must pass on both.
+ */
+
+#define PROT_EXEC		4
+
+static const char *const exports[] = {
+	"clock_gettime", "gettimeofday", "time", "getcpu", "clock_getres",
+};
+
+/*
+ * Every export by both names, through both hash tables, in LINUX_2.6 and
+ * nowhere else; the plain name is the same code as the __vdso_ one.
+ */
+static int test_lookup(void)
+{
+	struct vdso sysv = vdso;
+	char full[64];
+	size_t i;
+
+	sysv.gnu_hash = NULL;
+	for (i = 0; i < ARRAY_SIZE(exports); i++) {
+		void *plain, *prefixed, *by_sysv;
+
+		snprintf(full, sizeof(full), "__vdso_%s", exports[i]);
+		prefixed = vdso_lookup(&vdso, "LINUX_2.6", full);
+		plain = vdso_lookup(&vdso, "LINUX_2.6", exports[i]);
+		if (!prefixed) {
+			/* Linux's own vDSO added clock_getres in 5.x; an older host may lack it. */
+			if (!on_ccos && !strcmp(exports[i], "clock_getres"))
+				continue;
+			return ktap_fail("%s not found in LINUX_2.6", full);
+		}
+		if (plain && plain != prefixed)
+			return ktap_fail("%s at %p but %s at %p", exports[i], plain, full, prefixed);
+		if (!plain && on_ccos)
+			return ktap_fail("the weak alias %s is missing", exports[i]);
+		if (sysv.hash && (by_sysv = vdso_lookup(&sysv, "LINUX_2.6", full)) != prefixed)
+			return ktap_fail("DT_HASH finds %s at %p, DT_GNU_HASH at %p", full, by_sysv, prefixed);
+		if (vdso.verdef && vdso_lookup(&vdso, "LINUX_9.9", full))
+			return ktap_fail("%s found in the version LINUX_9.9, which does not exist", full);
+	}
+	if (vdso_lookup(&vdso, "LINUX_2.6", "__vdso_nonexistent") ||
+	    vdso_lookup(&sysv, "LINUX_2.6", "__vdso_nonexistent"))
+		return ktap_fail("a name that is not there was found");
+	if (on_ccos && (!vdso.soname || strcmp(vdso.soname, "linux-vdso.so.1")))
+		return ktap_fail("soname %s, not linux-vdso.so.1", vdso.soname ? vdso.soname : "(none)");
+	return 1;
+}
+
+/* ---- where it is mapped ---- */
+
+static char maps[16384];
+
+static int test_maps(void)
+{
+	char line[160];
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+
+	if (read_maps(maps, sizeof(maps)) <= 0)
+		return ktap_fail("cannot read /proc/self/maps");
+	if (!maps_line(maps, "[vdso]", line, sizeof(line)))
+		return ktap_fail("no [vdso] line in /proc/self/maps");
+	ktap_diag("%s", line);
+	if (hex(line) != base)
+		return ktap_fail("[vdso] starts at %lx, AT_SYSINFO_EHDR is %lx", hex(line), base);
+	if (base % 4096)
+		return ktap_fail("[vdso] at %lx is not page-aligned", base);
+	if (memcmp(strchr(line, ' '), " r-xp ", 6))
+		return ktap_fail("[vdso] is not r-xp: %s", line);
+	if (!maps_line(maps, "[vvar]", line, sizeof(line)))
+		return ktap_fail("no [vvar] line in /proc/self/maps");
+	ktap_diag("%s", line);
+	if (maps_line(maps, "[vsyscall]", line, sizeof(line)))
+		ktap_diag("%s", line);
+	return 1;
+}
+
+/* ---- fork, and the pages every process shares ---- */
+
+static unsigned long checksum(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	unsigned long sum = 0;
+
+	while (n--)
+		sum = sum * 31 + *b++;
+	return sum;
+}
+
+static int child_uses_vdso(void *arg)
+{
+	struct timespec ts;
+	unsigned long base = (unsigned long)arg;
+
+	if (getauxval(AT_SYSINFO_EHDR) != base || read_maps(maps, sizeof(maps)) <= 0)
+		return 1;
+	{
+		char line[160];
+
+		if (!maps_line(maps, "[vdso]", line, sizeof(line)) || hex(line) != base)
+			return 2;
+	}
+	return v_clock_gettime(CLOCK_MONOTONIC, &ts) ? 3 : 0;
+}
+
+/* ccos lets a process unmap its vDSO; a recent Linux may refuse (sealed system mappings). */
+static int child_unmaps_vdso(void *arg)
+{
+	long r = munmap(arg, 4096);
+
+	return r == 0 || !on_ccos ? 0 : 1;
+}
+
+/*
+ * Make the vDSO writable and write to it: ccos refuses (-EACCES); Linux
+ * copies the page for this process first, or refuses a sealed mapping.
+ */
+static int child_writes_vdso(void *arg)
+{
+	long r = mprotect(arg, 4096, PROT_READ | PROT_WRITE | PROT_EXEC);
+
+	if (r == -EACCES || (!on_ccos && r < 0))
+		return 0;
+	if (r)
+		return 1;
+	*(volatile unsigned char *)arg = 0xcc;
+	return 0;
+}
+
+static int child_stores_to_vdso(void *arg)
+{
+	*(volatile unsigned char *)arg = 0xcc;
+	return 0;
+}
+
+/*
+ * Children see the vDSO where their parent does, and whatever they do to
+ * their own mapping (unmap it, try to write it, exit) leaves the parent's,
+ * and so everyone's, intact and working.
+ */
+static int test_fork(void)
+{
+	void *base = (void *)getauxval(AT_SYSINFO_EHDR);
+	unsigned long before = checksum(base, 4096);
+	struct timespec ts;
+	int st, i;
+
+	for (i = 0; i < 20; i++)
+		if ((st = run_in_child(child_uses_vdso, base)) != 0)
+			return ktap_fail("child %d: status %#x", i, st);
+	if ((st = run_in_child(child_unmaps_vdso, base)) != 0)
+		return ktap_fail("munmap of the vDSO in a child: status %#x", st);
+	st = run_in_child(child_stores_to_vdso, base);
+	if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGSEGV)
+		return ktap_fail("a store into the vDSO: status %#x, not SIGSEGV", st);
+	if ((st = run_in_child(child_writes_vdso, base)) != 0)
+		return ktap_fail("mprotect+write of the vDSO in a child: status %#x", st);
+	if (checksum(base, 4096) != before)
+		return ktap_fail("the parent's vDSO changed after its children's doings");
+	if (v_clock_gettime(CLOCK_MONOTONIC, &ts))
+		return ktap_fail("the parent's vDSO no longer works");
+	if (on_ccos && mprotect(base, 4096, PROT_READ | PROT_WRITE) != -EACCES)
+		return ktap_fail("ccos let mprotect make the shared vDSO writable");
+	return 1;
+}
+
+/* The results, in the order main runs them. */
+static const char *const names[] = {
+	"lookup_by_name_version_and_both_hashes",
+	"maps_shows_vdso_and_vvar",
+	"fork_shares_the_pages_children_cannot_harm_them",
+};
+
+int main(int argc, char **argv, char **envp)
+{
+	struct utsname u;
+	size_t i;
+
+	(void)argc, (void)argv, (void)envp;
+	on_ccos = !uname(&u) && !strcmp(u.sysname, "ccos");
+
+	ktap_plan(ARRAY_SIZE(names));
+	if (!find_vdso()) {
+		ktap_diag("no vDSO: vdsotest's vdso_found_through_auxv says why");
+		for (i = 0; i < ARRAY_SIZE(names); i++)
+			ktap_skip("no vDSO to test", names[i]);
+		return ktap_done();
+	}
+	i = 0;
+	ktap_ok(test_lookup(), "%s", names[i++]);
+	ktap_ok(test_maps(), "%s", names[i++]);
+	ktap_ok(test_fork(), "%s", names[i++]);
+	return ktap_done();
+}
