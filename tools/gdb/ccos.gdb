@@ -23,5 +23,11 @@ set architecture i386:x86-64
 source tools/gdb/ccos.py
 ccos-kernel
 
+# The helpers, one family each (ccos.py's docstring; `ccos` lists them).
+source tools/gdb/pagetables.py
+source tools/gdb/idt.py
+source tools/gdb/frames.py
+source tools/gdb/gatepages.py
+
 # Backtraces through trap frames into the interrupted code (unwind.py).
 source tools/gdb/unwind.py
