@@ -471,10 +471,7 @@ static int test_sigreturn_unmapped_frame(void)
 
 /* ---- the table ---- */
 
-static const struct sigtest {
-	const char *name;
-	int (*run)(void);
-} tests[] = {
+static const struct test tests[] = {
 	{ "handler_edits_rip_and_registers", test_rip_edit },
 	{ "async_signal_keeps_all_registers", test_async_registers },
 	{ "altstack_when_stack_unusable", test_altstack_bad_stack },
@@ -494,11 +491,6 @@ static const struct sigtest {
 
 int main(int argc, char **argv, char **envp)
 {
-	unsigned long i;
-
 	(void)argc, (void)argv, (void)envp;
-	ktap_plan(ARRAY_SIZE(tests));
-	for (i = 0; i < ARRAY_SIZE(tests); i++)
-		ktap_ok(tests[i].run(), "%s", tests[i].name);
-	return ktap_done();
+	return run_tests(tests, ARRAY_SIZE(tests));
 }

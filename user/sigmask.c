@@ -452,10 +452,7 @@ static int test_seccomp_bad_mode(void)
 
 /* ---- the table ---- */
 
-static const struct sigtest {
-	const char *name;
-	int (*run)(void);
-} tests[] = {
+static const struct test tests[] = {
 	{ "sigkill_cannot_be_caught_or_blocked", test_sigkill },
 	{ "sigkill_ends_ignoring_sleeper", test_sigkill_sleeper },
 	{ "fault_blocked_or_ignored_kills", test_fault_blocked },
@@ -473,11 +470,6 @@ static const struct sigtest {
 
 int main(int argc, char **argv, char **envp)
 {
-	unsigned long i;
-
 	(void)argc, (void)argv, (void)envp;
-	ktap_plan(ARRAY_SIZE(tests));
-	for (i = 0; i < ARRAY_SIZE(tests); i++)
-		ktap_ok(tests[i].run(), "%s", tests[i].name);
-	return ktap_done();
+	return run_tests(tests, ARRAY_SIZE(tests));
 }

@@ -319,10 +319,7 @@ static int test_last_page_syscall(void)
 
 /* ---- the table ---- */
 
-static const struct sigtest {
-	const char *name;
-	int (*run)(void);
-} tests[] = {
+static const struct test tests[] = {
 	{ "fpu_sse_across_handler", test_fpu_across_handler },
 	{ "fpu_sse_across_context_switch", test_fpu_context_switch },
 	{ "nt_flag_then_syscall", test_nt_flag_syscall },
@@ -332,11 +329,6 @@ static const struct sigtest {
 
 int main(int argc, char **argv, char **envp)
 {
-	unsigned long i;
-
 	(void)argc, (void)argv, (void)envp;
-	ktap_plan(ARRAY_SIZE(tests));
-	for (i = 0; i < ARRAY_SIZE(tests); i++)
-		ktap_ok(tests[i].run(), "%s", tests[i].name);
-	return ktap_done();
+	return run_tests(tests, ARRAY_SIZE(tests));
 }
