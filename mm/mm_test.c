@@ -105,7 +105,16 @@ KTEST(kernel_text_rodata_and_direct_map_are_protected)
 	KEXPECT_EQ(ktest_fault_error & 0x1, 0);		/* the guard page is not present */
 }
 
-/* Every kernel-half page: never writable and executable; user only in the fixmap. */
+static bool is_fixmap_user_page(uint64_t va)
+{
+	return va == VVAR_ADDRESS || va == VSYSCALL_ADDR || va == HPET_USER_ADDR;
+}
+
+/*
+ * Every kernel-half page: never writable and executable; user only in the
+ * fixmap, and reachable from user mode there (U on every level). An upper
+ * entry has U exactly when a user page lies below it.
+ */
 static int count_bad(uint64_t table, int level, uint64_t base, uint64_t inherited,
 		     int *user_pages)
 {
@@ -119,14 +128,22 @@ static int count_bad(uint64_t table, int level, uint64_t base, uint64_t inherite
 			continue;
 		flags = (inherited & e[i] & (PTE_U | PTE_W)) | ((inherited | e[i]) & PTE_NX);
 		if (level && !(e[i] & PTE_PS)) {
+			int before = *user_pages;
+
 			bad += count_bad(e[i] & PTE_ADDR, level - 1, va, flags, user_pages);
+			if (!!(e[i] & PTE_U) != (*user_pages > before)) {
+				ktest_fail(__FILE__, __LINE__, "level %d entry for %lx: U %s, %d user pages below",
+					   level, va | 0xffff000000000000ul, e[i] & PTE_U ? "set" : "clear",
+					   *user_pages - before);
+				bad++;
+			}
 			continue;
 		}
 		if ((flags & PTE_W) && !(flags & PTE_NX))
 			bad++;
-		if (flags & PTE_U) {
+		if (e[i] & PTE_U) {
 			va |= 0xffff000000000000ul;
-			if (va != VVAR_ADDRESS && va != VSYSCALL_ADDR && va != HPET_USER_ADDR)
+			if (!is_fixmap_user_page(va) || !(flags & PTE_U))
 				bad++;
 			(*user_pages)++;
 		}

@@ -24,15 +24,21 @@ static void flush_tlb_page(uint64_t virt)
 
 /*
  * The entry for virt at `level` (3 = PML4 ... 0 = PT), creating the tables
- * on the way when create is set. Upper levels are always present, writable
- * and user: the leaf entry alone decides the page's permissions (the CPU
- * ANDs U and W and ORs NX over all levels, SDM Vol. 3 §4.6).
+ * on the way when create is set. Upper levels are present and writable:
+ * the leaf decides W and NX. U is different: the CPU lets user mode reach
+ * a page only if every level has U (it ANDs U and W and ORs NX over all
+ * levels, SDM Vol. 3 §4.6), so upper entries get U only on the way to a
+ * user page: every entry of the user half, and in the kernel half only
+ * the path to a fixmap page mapped with PTE_U (`user`). A stray U on a
+ * kernel leaf then still exposes nothing.
  */
-static uint64_t *walk(uint64_t pml4, uint64_t virt, int level, bool create)
+static uint64_t *walk(uint64_t pml4, uint64_t virt, int level, bool create, uint64_t user)
 {
 	uint64_t *t = phys_to_virt(pml4);
 	int l;
 
+	if (virt < USER_TOP)
+		user = PTE_U;
 	for (l = 3; l > level; l--) {
 		uint64_t *e = &t[(virt >> (12 + 9 * l)) & 511];
 
@@ -41,10 +47,12 @@ static uint64_t *walk(uint64_t pml4, uint64_t virt, int level, bool create)
 
 			if (!create || !(frame = frame_alloc()))
 				return NULL;
-			*e = frame | PTE_P | PTE_W | PTE_U;
+			*e = frame | PTE_P | PTE_W;
 		} else if (*e & PTE_PS) {
 			return NULL;	/* inside a large page: not ours to split */
 		}
+		if (create)
+			*e |= user;
 		t = table(*e);
 	}
 	return &t[(virt >> (12 + 9 * level)) & 511];
@@ -53,19 +61,19 @@ static uint64_t *walk(uint64_t pml4, uint64_t virt, int level, bool create)
 /* The page-table entry for virt, present or not; NULL if no table holds it. */
 uint64_t *pte_lookup(uint64_t pml4, uint64_t virt, bool create)
 {
-	return walk(pml4, virt, 0, create);
+	return walk(pml4, virt, 0, create, 0);
 }
 
 uint64_t *walk_pte(uint64_t pml4, uint64_t virt)
 {
-	uint64_t *pte = walk(pml4, virt, 0, false);
+	uint64_t *pte = walk(pml4, virt, 0, false, 0);
 
 	return pte && (*pte & PTE_P) ? pte : NULL;
 }
 
 int map_page(uint64_t pml4, uint64_t virt, uint64_t phys, uint64_t flags)
 {
-	uint64_t *pte = walk(pml4, virt, 0, true);
+	uint64_t *pte = walk(pml4, virt, 0, true, flags & PTE_U);
 
 	if (!pte)
 		return -ENOMEM;
@@ -183,7 +191,7 @@ static void map_direct(uint64_t end)
 	uint64_t phys;
 
 	for (phys = 0; phys < end; phys += 2ul << 20) {
-		uint64_t *pde = walk(kernel_pml4, DIRECT_MAP_BASE + phys, 1, true);
+		uint64_t *pde = walk(kernel_pml4, DIRECT_MAP_BASE + phys, 1, true, 0);
 
 		if (!pde)
 			panic("paging: out of memory building the direct map");
@@ -231,7 +239,7 @@ void paging_init(void)
 
 		if (!pdpt)
 			panic("paging: no frames for the kernel-half PDPTs");
-		pml4[i] = pdpt | PTE_P | PTE_W | PTE_U;
+		pml4[i] = pdpt | PTE_P | PTE_W;
 	}
 
 	/* RAM and the ACPI areas (types 1, 3, 4), up to 4 GiB. */
