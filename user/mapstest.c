@@ -93,6 +93,7 @@ static const struct {
 	{ "each_protection", test_each_protection },
 	{ "many_areas_all_listed", test_many_areas },
 	{ "elf_segments_path_perms_offset", test_elf_segments },
+	{ "elf_headers_read_only_no_exec", test_elf_headers },
 	{ "stack_line", test_stack },
 	{ "heap_line_after_brk", test_heap },
 	{ "vdso_line", test_vdso },

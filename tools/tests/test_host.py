@@ -5,6 +5,7 @@ timetest and the musl programs are ordinary static Linux x86-64 programs.
 Their expectations are Linux's, so they must pass here too; a case that
 fails on Linux but passes on ccos is a wrong expectation, not a pass.
 """
+import glob
 import os
 import platform
 import shutil
@@ -42,3 +43,24 @@ def test_musl_stdout_reaches_the_console():
     b = harness.boot("init-bios")
     b.expect(r"^# printf: musl 42 2\.5$", "musltest's printf line")
     b.expect(r"^# uname: ccos 3\.1\.0-ccos$", "musltest's uname line")
+
+
+def load_segments(elf):
+    """(offset, filesz, flags) of each PT_LOAD of elf, as readelf -lW prints them."""
+    out = subprocess.run(["readelf", "-lW", elf], capture_output=True, text=True,
+                         check=True).stdout
+    return [(int(f[1], 16), int(f[4], 16), "".join(f[6:-1]))
+            for f in (line.split() for line in out.splitlines()) if f and f[0] == "LOAD"]
+
+
+def test_user_elf_headers_read_only():
+    """linker/user.ld: the page of the ELF and program headers is R, not R+X, in every program."""
+    if not shutil.which("readelf"):
+        pytest.skip("readelf is missing (binutils)")
+    elfs = sorted(glob.glob(os.path.join(harness.ROOT, "build", "user", "*.elf")))
+    assert elfs, "no user programs in build/user: run make"
+    for elf in elfs:
+        head = [s for s in load_segments(elf) if s[0] == 0 and s[1] > 0]
+        name = os.path.basename(elf)
+        assert head, "%s: no PT_LOAD holds the ELF header" % name
+        assert head[0][2] == "R", "%s: the headers' segment is %s, expected R" % (name, head[0][2])

@@ -1,4 +1,4 @@
-/* mapstest's cases on the areas: format, small reads, mmap and mprotect, ELF segments, stack, heap, vdso. */
+/* mapstest's cases on the areas: format, small reads, mmap and mprotect, ELF segments and headers, stack, heap, vdso. */
 #include "mapstest.h"
 
 const char *argv0;	/* argv[0] */
@@ -179,6 +179,34 @@ int test_elf_segments(void)
 		seen++;
 	}
 	return seen >= 2 || ktap_fail("%lu PT_LOAD segments", seen);
+}
+
+/*
+ * The ELF header and the program headers (AT_PHDR) lie in a read-only,
+ * non-executable segment of the program: r--p (linker/user.ld).
+ */
+int test_elf_headers(void)
+{
+	Elf64_Phdr *ph = (Elf64_Phdr *)getauxval(AT_PHDR);
+	unsigned long i, n = getauxval(AT_PHNUM), ehdr = 0;
+	struct line *l;
+
+	for (i = 0; i < n; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0)
+			ehdr = ph[i].p_vaddr;
+	if (!ehdr || memcmp((void *)ehdr, "\177ELF", 4))
+		return ktap_fail("no ELF header in memory (no PT_LOAD at file offset 0)");
+	if (!load_maps())
+		return 0;
+	l = line_at(ehdr);
+	if (!l || strcmp(l->perms, "r--p"))
+		return ktap_fail("the ELF header at %lx: %s, expected r--p", ehdr,
+				 l ? l->perms : "no line");
+	l = line_at((unsigned long)ph);
+	if (!l || strcmp(l->perms, "r--p"))
+		return ktap_fail("the program headers at %p: %s, expected r--p", (void *)ph,
+				 l ? l->perms : "no line");
+	return 1;
 }
 
 /* The stack: a local variable lies in [stack], rw-p. */

@@ -41,6 +41,7 @@ int test_mmap_mprotect_munmap(void);
 int test_each_protection(void);
 int test_many_areas(void);
 int test_elf_segments(void);
+int test_elf_headers(void);
 int test_stack(void);
 int test_heap(void);
 int test_vdso(void);
