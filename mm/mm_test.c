@@ -194,16 +194,17 @@ KTEST(copy_to_user_refuses_bad_ranges)
 	frame_free(f);
 }
 
-KTEST(smep_and_smap_follow_cpuid)
+KTEST(smep_smap_and_umip_follow_cpuid)
 {
 	uint32_t a, b = 0, c, d, max;
 
 	cpuid(0, 0, &max, &b, &c, &d);
-	b = 0;
+	b = c = 0;
 	if (max >= 7)
 		cpuid(7, 0, &a, &b, &c, &d);
 	KEXPECT_EQ(!!(read_cr4() & CR4_SMEP), !!(b & (1u << 7)));
 	KEXPECT_EQ(!!(read_cr4() & CR4_SMAP), !!(b & (1u << 20)));
+	KEXPECT_EQ(!!(read_cr4() & CR4_UMIP), !!(c & (1u << 2)));
 	KEXPECT(read_cr0() & CR0_WP);
 	KEXPECT(rdmsr(MSR_EFER) & EFER_NXE);
 }

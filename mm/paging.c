@@ -199,7 +199,12 @@ static void map_direct(uint64_t end)
 	}
 }
 
-/* SDM Vol. 3 §4.6: CPUID.(EAX=7,ECX=0):EBX bit 7 = SMEP, bit 20 = SMAP. */
+/*
+ * SDM Vol. 3 §4.6: CPUID.(EAX=7,ECX=0):EBX bit 7 = SMEP, bit 20 = SMAP.
+ * SDM Vol. 3 §2.5: ECX bit 2 = UMIP; with CR4.UMIP set, SGDT, SIDT, SLDT,
+ * SMSW and STR raise #GP outside ring 0, so user mode cannot learn where
+ * the GDT, IDT and TSS are.
+ */
 bool cpu_has_smap;
 
 static void enable_protections(void)
@@ -207,7 +212,7 @@ static void enable_protections(void)
 	uint32_t a, b, c, d, max;
 
 	cpuid(0, 0, &max, &b, &c, &d);
-	b = 0;
+	b = c = 0;
 	if (max >= 7)
 		cpuid(7, 0, &a, &b, &c, &d);
 	/* CR0.WP: the kernel too faults on writes to read-only pages. */
@@ -218,9 +223,12 @@ static void enable_protections(void)
 		write_cr4(read_cr4() | CR4_SMAP);
 		cpu_has_smap = true;
 	}
-	printk("paging: NX on, WP on, SMEP %s, SMAP %s\n",
+	if (c & (1u << 2))
+		write_cr4(read_cr4() | CR4_UMIP);
+	printk("paging: NX on, WP on, SMEP %s, SMAP %s, UMIP %s\n",
 	       read_cr4() & CR4_SMEP ? "on" : "not supported",
-	       read_cr4() & CR4_SMAP ? "on" : "not supported");
+	       read_cr4() & CR4_SMAP ? "on" : "not supported",
+	       read_cr4() & CR4_UMIP ? "on" : "not supported");
 }
 
 void paging_init(void)

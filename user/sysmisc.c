@@ -1,4 +1,4 @@
-/* sysmisc: the initial stack, -EFAULT and -ENOSYS, uname, arch_prctl, ids, affinity, prctl, reboot, as on Linux. */
+/* sysmisc: the initial stack, -EFAULT and -ENOSYS, uname, arch_prctl, ids, affinity, prctl, reboot, as on Linux; UMIP. */
 #include "testutil.h"
 
 extern void _start(void);
@@ -172,6 +172,90 @@ static int test_reboot_bad_magic(void)
 	       ktap_fail("reboot(bad magic) returned %ld", r);
 }
 
+/* ---- UMIP ---- */
+
+/*
+ * With CR4.UMIP set, SGDT, SIDT, SLDT, SMSW and STR raise #GP in ring 3
+ * (SDM Vol. 3 §2.5), so user mode cannot read where the GDT, IDT, LDT and
+ * TSS are. ccos sets it wherever CPUID.(EAX=7,ECX=0):ECX bit 2 says the
+ * CPU has it; each instruction then kills a child with SIGSEGV. (Linux
+ * instead emulates them with dummy answers, for old programs under Wine.)
+ */
+struct descriptor_table {
+	unsigned short limit;
+	unsigned long base;
+} __attribute__((packed));
+
+static int do_sgdt(void *arg)
+{
+	struct descriptor_table t;
+
+	(void)arg;
+	__asm__ volatile("sgdt %0" : "=m"(t));
+	return 0;
+}
+
+static int do_sidt(void *arg)
+{
+	struct descriptor_table t;
+
+	(void)arg;
+	__asm__ volatile("sidt %0" : "=m"(t));
+	return 0;
+}
+
+static int do_sldt(void *arg)
+{
+	unsigned long r;
+
+	(void)arg;
+	__asm__ volatile("sldt %0" : "=r"(r));
+	return 0;
+}
+
+static int do_smsw(void *arg)
+{
+	unsigned long r;
+
+	(void)arg;
+	__asm__ volatile("smsw %0" : "=r"(r));
+	return 0;
+}
+
+static int do_str(void *arg)
+{
+	unsigned long r;
+
+	(void)arg;
+	__asm__ volatile("str %0" : "=r"(r));
+	return 0;
+}
+
+static int test_umip(void)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(void *);
+	} insns[] = {
+		{ "sgdt", do_sgdt }, { "sidt", do_sidt }, { "sldt", do_sldt },
+		{ "smsw", do_smsw }, { "str", do_str },
+	};
+	unsigned int a, b, c = 0, d, max, i;
+
+	__asm__ volatile("cpuid" : "=a"(max), "=b"(b), "=c"(c), "=d"(d) : "a"(0), "c"(0));
+	c = 0;
+	if (max >= 7)
+		__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
+	if (!(c & (1u << 2))) {
+		test_skip_reason = "this CPU has no UMIP (CPUID.(EAX=7,ECX=0):ECX bit 2)";
+		return 1;
+	}
+	for (i = 0; i < ARRAY_SIZE(insns); i++)
+		if (!expect_signal(run_in_child(insns[i].fn, NULL), SIGSEGV, insns[i].name))
+			return 0;
+	return 1;
+}
+
 
 /* ---- the table ---- */
 
@@ -186,6 +270,7 @@ static const struct test tests[] = {
 	{ "sched_affinity_getcpu", test_affinity_getcpu },
 	{ "prctl_name", test_prctl_name },
 	{ "reboot_bad_magic", test_reboot_bad_magic },
+	{ "umip_sgdt_sidt_sldt_smsw_str_sigsegv", test_umip },
 };
 
 int main(int argc, char **argv, char **envp)

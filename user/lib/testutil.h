@@ -29,5 +29,7 @@ struct test {
 	int needs_self;		/* reads or execs this program's file */
 };
 int run_tests(const struct test *tests, unsigned long n);
+/* A test that cannot run on this machine sets the reason: a KTAP skip. */
+extern const char *test_skip_reason;
 
 #endif
