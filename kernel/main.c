@@ -63,10 +63,12 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 	       clocksource_names[boot_options.clocksource], boot_options.init);
 	time_init();
 	vsyscall_init();
+	vdso_init();
 	syscall_init();
 	fpu_init();
 	random_init();
 	files_init();
+	mark_ro_after_init();
 
 	if (boot_options.ptdump)
 		ptdump(kernel_pml4);

@@ -105,6 +105,40 @@ KTEST(kernel_text_rodata_and_direct_map_are_protected)
 	KEXPECT_EQ(ktest_fault_error & 0x1, 0);		/* the guard page is not present */
 }
 
+struct descriptor_table_register {
+	uint16_t limit;
+	uint64_t base;
+} __packed;
+
+extern char vdso_image_start[];
+
+/*
+ * After boot: the GDT and IDT (where SGDT and SIDT say), the vDSO and the
+ * kernel text are read-only through the image and through the direct map.
+ */
+KTEST(code_and_descriptor_tables_read_only_everywhere)
+{
+	struct descriptor_table_register gdtr, idtr;
+	uint64_t pages[4];
+	size_t i;
+
+	__asm__ volatile("sgdt %0" : "=m"(gdtr));
+	__asm__ volatile("sidt %0" : "=m"(idtr));
+	pages[0] = gdtr.base;
+	pages[1] = idtr.base;
+	pages[2] = (uint64_t)vdso_image_start;
+	pages[3] = (uint64_t)write_byte;
+	for (i = 0; i < ARRAY_SIZE(pages); i++) {
+		void *alias = phys_to_virt(virt_to_phys((void *)pages[i]));
+
+		KEXPECT_EQ(ktest_expect_fault(write_byte, (void *)pages[i]), X86_PF);
+		KEXPECT_EQ(ktest_fault_cr2, pages[i]);
+		KEXPECT_EQ(ktest_expect_fault(write_byte, alias), X86_PF);
+		KEXPECT_EQ(ktest_fault_cr2, (uint64_t)alias);
+		KEXPECT_EQ(ktest_fault_error & 0x3, 0x3);	/* present, write */
+	}
+}
+
 static bool is_fixmap_user_page(uint64_t va)
 {
 	return va == VVAR_ADDRESS || va == VSYSCALL_ADDR || va == HPET_USER_ADDR;

@@ -174,6 +174,7 @@ void *ioremap(uint64_t phys, size_t size)
 }
 
 extern char _text[], _etext[], _rodata[], _erodata[], _data[], _edata[], _kernel_end[];
+extern char __ro_after_init_start[], __ro_after_init_end[];
 extern char boot_stack_guard[];
 
 static void map_kernel_range(const char *start, const char *end, uint64_t flags)
@@ -197,6 +198,76 @@ static void map_direct(uint64_t end)
 			panic("paging: out of memory building the direct map");
 		*pde = phys | PTE_P | PTE_W | PTE_PS | PTE_NX;
 	}
+}
+
+/*
+ * The direct map's 4 KiB entry for phys. Its 2 MiB page is split first
+ * into a page table of 512 entries with the same flags (P, W, NX; the
+ * direct map uses no PAT, PCD or PWT, whose bits sit elsewhere in a 4 KiB
+ * entry than in a 2 MiB one), and invlpg drops the old 2 MiB translation.
+ */
+static uint64_t *direct_map_pte(uint64_t phys, int *split)
+{
+	uint64_t virt = (uint64_t)phys_to_virt(phys);
+	uint64_t *pde = walk(kernel_pml4, virt, 1, false, 0);
+
+	if (!pde || !(*pde & PTE_P))
+		return NULL;
+	if (*pde & PTE_PS) {
+		uint64_t pt = frame_alloc(), *e = phys_to_virt(pt), flags = *pde & (PTE_W | PTE_NX);
+		int i;
+
+		if (!pt)
+			panic("paging: no frame to split the direct map at %lx", phys);
+		for (i = 0; i < 512; i++)
+			e[i] = ((*pde & PTE_ADDR) + i * PAGE_SIZE) | flags | PTE_P;
+		*pde = pt | PTE_P | PTE_W | PTE_NX;
+		flush_tlb_page(virt);
+		(*split)++;
+	}
+	return walk(kernel_pml4, virt, 0, false, 0);
+}
+
+/*
+ * A kernel image page at `virt` becomes read-only in the image and in the
+ * direct map, which aliases every frame of RAM: a writable alias of a
+ * page of code would undo W^X.
+ */
+static void make_read_only(uint64_t virt, int *split)
+{
+	uint64_t *pte = walk_pte(kernel_pml4, virt), *alias;
+
+	if (!pte)
+		panic("paging: the kernel page %lx is not mapped", virt);
+	*pte &= ~PTE_W;
+	flush_tlb_page(virt);
+	alias = direct_map_pte(virt - KERNEL_VMA, split);
+	if (alias) {
+		*alias &= ~PTE_W;
+		flush_tlb_page((uint64_t)phys_to_virt(virt - KERNEL_VMA));
+	}
+}
+
+/*
+ * The end of boot: the __ro_after_init pages (GDT, IDT, trap handlers,
+ * the vDSO) turn read-only, and the direct map's aliases of the kernel's
+ * text, rodata (which holds the vsyscall pages) and those pages lose W.
+ * From here on no frame of code that anything executes is writable
+ * through any mapping.
+ */
+void mark_ro_after_init(void)
+{
+	const char *v;
+	int split = 0;
+
+	for (v = _text; v < _erodata; v += PAGE_SIZE)
+		make_read_only((uint64_t)v, &split);
+	for (v = __ro_after_init_start; v < __ro_after_init_end; v += PAGE_SIZE)
+		make_read_only((uint64_t)v, &split);
+	printk("paging: read-only in the image and the direct map: text, rodata and %lu KiB "
+	       "written at boot only (GDT, IDT, vDSO); %d 2 MiB page%s split\n",
+	       (uint64_t)(__ro_after_init_end - __ro_after_init_start) >> 10, split,
+	       split == 1 ? "" : "s");
 }
 
 /*

@@ -1,4 +1,4 @@
-/* ptdump: the page tables as ranges of equal permissions, as Linux's does. */
+/* ptdump: the page tables as ranges of equal permissions, as Linux's does, with their frames. */
 #include <ccos/mm.h>
 #include <ccos/printk.h>
 
@@ -8,6 +8,7 @@
  */
 struct range {
 	uint64_t start, end, flags;
+	uint64_t phys;			/* the frame of start: a range is contiguous in both */
 	int level;			/* 0 = 4K page, 1 = 2M page */
 };
 
@@ -23,25 +24,27 @@ static void print_range(const struct range *r)
 		size >>= 10;
 		unit = 'M';
 	}
-	printk("ptdump: %016lx-%016lx %6lu%c %s %s %s %s %s %s\n",
+	printk("ptdump: %016lx-%016lx %6lu%c %s %s %s %s %s %s phys %lx\n",
 	       r->start, r->end, size, unit,
 	       r->flags & PTE_U ? "USR" : "   ",
 	       r->flags & PTE_W ? "RW" : "ro",
 	       r->flags & PTE_NX ? "NX" : "x ",
 	       r->flags & PTE_PCD ? "PCD" : "   ",
 	       r->flags & PTE_PWT ? "PWT" : "   ",
-	       r->level ? "pmd" : "pte");
+	       r->level ? "pmd" : "pte", r->phys);
 }
 
-static void add_page(struct range *r, uint64_t va, uint64_t size, uint64_t flags, int level)
+static void add_page(struct range *r, uint64_t va, uint64_t size, uint64_t flags,
+		     uint64_t phys, int level)
 {
-	if (r->end == va && r->flags == flags && r->level == level) {
+	if (r->end == va && r->flags == flags && r->level == level &&
+	    r->phys + (r->end - r->start) == phys) {
 		r->end += size;
 		return;
 	}
 	if (r->end != r->start)
 		print_range(r);
-	*r = (struct range){ va, va + size, flags, level };
+	*r = (struct range){ va, va + size, flags, phys, level };
 }
 
 static uint64_t canonical(uint64_t va)
@@ -65,7 +68,7 @@ static void walk_level(struct range *r, uint64_t table, int level, uint64_t base
 		flags = (inherited & e[i] & (PTE_U | PTE_W)) | ((inherited | e[i]) & PTE_NX) |
 			(e[i] & (PTE_PCD | PTE_PWT));
 		if (level == 0 || (e[i] & PTE_PS))
-			add_page(r, va, span, flags & SHOWN, level);
+			add_page(r, va, span, flags & SHOWN, e[i] & PTE_ADDR, level);
 		else
 			walk_level(r, e[i] & PTE_ADDR, level - 1, base + i * span, flags);
 	}

@@ -23,19 +23,29 @@ static struct tss tss;
  * Descriptor bits (SDM Vol. 3 §3.4.5): P (47), DPL (45-46), S (44, code or
  * data), type (40-43), L (53, 64-bit code), G (55, limit in pages), D/B (54).
  * In long mode base and limit are ignored for code and data, except the
- * limit that lsl reads, which ccos uses for getcpu.
+ * limit that lsl reads, which ccos uses for getcpu. Type bit 0 is
+ * "accessed": the CPU sets it in the GDT when it loads a descriptor whose
+ * bit is clear (SDM Vol. 3 §3.4.5.1), a write that would fault on the
+ * read-only GDT, in the middle of an interrupt or iretq. So every code
+ * and data descriptor has it set from the start.
  */
 #define SEG_P		(1ull << 47)
 #define SEG_S		(1ull << 44)
 #define SEG_DPL3	(3ull << 45)
-#define SEG_CODE	(0xaull << 40)	/* execute/read */
-#define SEG_DATA	(0x2ull << 40)	/* read/write */
+#define SEG_CODE	(0xbull << 40)	/* execute/read, accessed */
+#define SEG_DATA	(0x3ull << 40)	/* read/write, accessed */
 #define SEG_L		(1ull << 53)
 #define SEG_DB		(1ull << 54)
 #define SEG_G		(1ull << 55)
 #define SEG_LIMIT_MAX	(0xfull << 48 | 0xffff)
 
-static uint64_t gdt[16] __aligned(16) = {
+/*
+ * Read-only after boot (__ro_after_init): written only by gdt_init, by
+ * LTR (the busy bit, below) and by gdt_set_percpu_limit, all at boot. The
+ * TSS is not: the CPU reads RSP0 from it on every entry from ring 3, and
+ * the scheduler writes RSP0 at every switch (tss_set_rsp0).
+ */
+static uint64_t gdt[16] __aligned(16) __ro_after_init = {
 	[KERNEL_CS >> 3] = SEG_P | SEG_S | SEG_CODE | SEG_L,
 	[KERNEL_DS >> 3] = SEG_P | SEG_S | SEG_DATA,
 	[USER32_CS >> 3] = SEG_P | SEG_S | SEG_DPL3 | SEG_CODE | SEG_DB | SEG_G | SEG_LIMIT_MAX,
@@ -61,18 +71,25 @@ static void set_tss_descriptor(void)
 }
 
 /*
- * The per-CPU segment's limit, which getcpu reads with lsl (vgetcpu.h). A
+ * The per-CPU segment's limit, which getcpu reads with lsl (vgetcpu.h), set
+ * at boot: the GDT is read-only afterwards. A
  * descriptor splits its 20-bit limit: bits 15:0 in descriptor bits 15:0,
  * bits 19:16 in descriptor bits 51:48 (SDM Vol. 3 §3.4.5). With G clear
  * the limit is in bytes, so lsl returns exactly this number. lsl reads the
- * descriptor from the GDT each time: nothing needs reloading.
+ * descriptor from the GDT each time: nothing needs reloading. `table` is
+ * the GDT, or a copy (the ktest's).
  */
-void gdt_set_percpu_limit(uint32_t limit)
+void percpu_limit_set(uint64_t *table, uint32_t limit)
 {
-	uint64_t *d = &gdt[PERCPU_SEL >> 3];
+	uint64_t *d = &table[PERCPU_SEL >> 3];
 
 	*d &= ~SEG_LIMIT_MAX;
 	*d |= (limit & 0xffff) | (uint64_t)(limit >> 16 & 0xf) << 48;
+}
+
+void gdt_set_percpu_limit(uint32_t limit)
+{
+	percpu_limit_set(gdt, limit);
 }
 
 void tss_set_rsp0(uint64_t rsp0)
@@ -104,6 +121,13 @@ void gdt_init(void)
 		"movl %%eax, %%ds\n\t"
 		"movl %%eax, %%es\n\t"
 		"movl %%eax, %%ss\n\t"
+		/*
+		 * LTR marks the TSS descriptor busy (type 9 -> 11) in the GDT
+		 * (SDM Vol. 3 §8.2.4): a write, so it must come before the GDT
+		 * turns read-only. Loading TR again later would need the GDT
+		 * writable and the busy bit cleared first (an LTR of a busy
+		 * TSS is a #GP).
+		 */
 		"ltr %w3"
 		: : "m"(gdtr), "i"(KERNEL_CS), "i"(KERNEL_DS), "r"(TSS_SEL)
 		: "rax", "memory");

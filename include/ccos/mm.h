@@ -45,6 +45,7 @@ size_t frames_used(void);
 extern uint64_t kernel_pml4;
 extern uint64_t direct_map_end;	/* RAM and ACPI areas below 4 GiB, 2 MiB-aligned */
 void paging_init(void);
+void mark_ro_after_init(void);
 int map_page(uint64_t pml4, uint64_t virt, uint64_t phys, uint64_t flags);
 int unmap_page(uint64_t pml4, uint64_t virt);
 int protect_page(uint64_t pml4, uint64_t virt, uint64_t flags);

@@ -112,6 +112,7 @@ int copy_from_mm_or_gate(struct mm *mm, void *dst, uint64_t va, size_t n);
 uint64_t prot_to_pte(int prot);
 
 /* arch/x86/vdso: map the vDSO into a new address space (AT_SYSINFO_EHDR) */
+void vdso_init(void);
 int map_vdso(struct mm *mm);
 
 /* kernel/exec.c */

@@ -22,6 +22,8 @@ typedef int64_t ssize_t;
 #define __packed	__attribute__((packed))
 #define __aligned(n)	__attribute__((aligned(n)))
 #define __section(s)	__attribute__((section(s)))
+/* Written during boot only: read-only in every mapping after mark_ro_after_init(). */
+#define __ro_after_init	__section(".data..ro_after_init")
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 #define __user
 

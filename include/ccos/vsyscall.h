@@ -45,7 +45,8 @@ extern const uint8_t vsyscall_native_page[PAGE_SIZE];
 void vsyscall_init(void);
 
 /* arch/x86/gdt.c: the PERCPU_SEL segment's limit, which lsl reads (20 bits). */
-void gdt_set_percpu_limit(uint32_t limit);
+void gdt_set_percpu_limit(uint32_t limit);		/* at boot: the GDT is read-only after */
+void percpu_limit_set(uint64_t *table, uint32_t limit);
 
 /* arch/x86/vsyscall/emulate.c */
 void emulate_vsyscall(struct trap_frame *tf);	/* vector 0xcc, and xonly's fetch faults */

@@ -39,11 +39,12 @@ static size_t image_size(void)
 }
 
 /*
- * Check the image, and write what clock_getres answers into it. The
- * values come from do_clock_getres, so the vDSO and the system call agree
- * by construction; the clocksource does not change after boot.
+ * Check the image, and write what clock_getres answers into it, at boot
+ * after time_init and before mark_ro_after_init. The values come from
+ * do_clock_getres, so the vDSO and the system call agree by construction;
+ * the clocksource does not change after boot.
  */
-static void vdso_init(void)
+void vdso_init(void)
 {
 	struct vdso_params *params = (void *)(vdso_image_start + VDSO_SYM_vdso_params);
 	struct timespec fine, coarse;
@@ -101,8 +102,6 @@ int map_vdso(struct mm *mm)
 	uint64_t len, addr;
 	int err;
 
-	if (!vdso_pages)
-		vdso_init();		/* the first exec, init's: after time_init */
 	len = vdso_pages * PAGE_SIZE;
 	addr = vdso_pick_address(mm, len);
 	if (!addr)

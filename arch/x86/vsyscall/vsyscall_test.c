@@ -5,6 +5,7 @@
 #include <ccos/boot.h>
 #include <ccos/time.h>
 #include <ccos/mm.h>
+#include <ccos/lib.h>
 
 KTEST(vsyscall_entries_are_exactly_three)
 {
@@ -74,15 +75,33 @@ KTEST(vsyscall_mapping_per_mode)
 	KEXPECT(!(*pte & PTE_NX));
 }
 
-/* lsl reads back what gdt_set_percpu_limit wrote, all 20 bits of it. */
+struct descriptor_table_register {
+	uint16_t limit;
+	uint64_t base;
+} __packed;
+
+/*
+ * lsl reads back what percpu_limit_set wrote, all 20 bits of it. The GDT
+ * is read-only after boot, so the test writes a copy and loads that with
+ * lgdt for one lsl (no segment register is reloaded meanwhile), then the
+ * real one again.
+ */
 KTEST(vsyscall_percpu_limit_roundtrip)
 {
-	unsigned int saved = vgetcpu_read(VGETCPU_LSL);
+	static uint64_t copy[16] __aligned(16);
+	struct descriptor_table_register real, test;
+	unsigned int saved = vgetcpu_read(VGETCPU_LSL), got;
 
 	KEXPECT_EQ(saved, 0);		/* CPU 0, node 0 */
-	gdt_set_percpu_limit(0x5a << VGETCPU_CPU_BITS | 0xbcd);
-	KEXPECT_EQ(vgetcpu_read(VGETCPU_LSL), 0x5abcd);
-	gdt_set_percpu_limit(saved);
+	__asm__ volatile("sgdt %0" : "=m"(real));
+	KEXPECT(real.limit < sizeof(copy));
+	memcpy(copy, (void *)real.base, MIN(real.limit + 1u, sizeof(copy)));
+	percpu_limit_set(copy, 0x5a << VGETCPU_CPU_BITS | 0xbcd);
+	test = (struct descriptor_table_register){ real.limit, (uint64_t)copy };
+	__asm__ volatile("lgdt %0" : : "m"(test) : "memory");
+	got = vgetcpu_read(VGETCPU_LSL);
+	__asm__ volatile("lgdt %0" : : "m"(real) : "memory");
+	KEXPECT_EQ(got, 0x5abcd);
 	KEXPECT_EQ(vgetcpu_read(VGETCPU_LSL), saved);
 	if (vvar.vgetcpu_mode == VGETCPU_RDTSCP)
 		KEXPECT_EQ(vgetcpu_read(VGETCPU_RDTSCP), saved);
