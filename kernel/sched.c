@@ -30,13 +30,19 @@ static void run(struct process *p)
 	cpu0.current = NULL;
 }
 
+/* Wake the sleepers whose time has come; send SIGALRM to those whose alarm has. */
 static void wake_sleepers(uint64_t now)
 {
 	struct process *p;
 
-	for (p = proc_table; p < proc_table + NPROC; p++)
+	for (p = proc_table; p < proc_table + NPROC; p++) {
+		if (p->alarm_at_ns && now >= p->alarm_at_ns && p->state != PROC_ZOMBIE) {
+			p->alarm_at_ns = 0;
+			send_signal(p, SIGALRM, NULL);
+		}
 		if (p->state == PROC_SLEEPING && p->wake_at_ns && now >= p->wake_at_ns)
 			p->state = PROC_RUNNABLE;
+	}
 }
 
 void scheduler(void)

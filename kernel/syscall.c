@@ -36,6 +36,7 @@ static const struct {
 	ENTRY(28, sys_madvise),
 	ENTRY(34, sys_pause),
 	ENTRY(35, sys_nanosleep),
+	ENTRY(37, sys_alarm),
 	ENTRY(39, sys_getpid),
 	ENTRY(57, sys_fork),
 	ENTRY(58, sys_vfork),

@@ -18,6 +18,7 @@ static const char *const programs[] = {
 	"/bin/sigmask",
 	"/bin/sigstate",
 	"/bin/mapstest",
+	"/bin/watchdogtest",
 	"/bin/musltest",
 	"/bin/muslsig",
 };

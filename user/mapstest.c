@@ -83,10 +83,7 @@ static int test_lines_match_memory(void)
 	return 1;
 }
 
-static const struct {
-	const char *name;
-	int (*run)(void);
-} tests[] = {
+static const struct test tests[] = {
 	{ "format_sorted_aligned", test_format },
 	{ "small_reads_same_text", test_small_reads },
 	{ "mmap_mprotect_munmap_lines", test_mmap_mprotect_munmap },
@@ -108,13 +105,9 @@ int main(int argc, char **argv, char **envp)
 		.sa_flags = SA_SIGINFO | SA_RESTORER | SA_NODEFER,
 		.sa_restorer = rt_sigreturn,
 	};
-	unsigned long i;
 
 	(void)argc, (void)envp;
 	argv0 = argv[0];
 	rt_sigaction(SIGSEGV, &sa, NULL, sizeof(sigset_t));
-	ktap_plan(ARRAY_SIZE(tests));
-	for (i = 0; i < ARRAY_SIZE(tests); i++)
-		ktap_ok(tests[i].run(), "%s", tests[i].name);
-	return ktap_done();
+	return run_tests(tests, ARRAY_SIZE(tests));
 }

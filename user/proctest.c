@@ -1,5 +1,5 @@
 /* proctest: exec refuses malformed ELF files, processes leak nothing, limits are errors. */
-#include "ulib.h"
+#include "testutil.h"
 
 /* The files tools/mkbadelf makes, each added as module /bin/bad-NAME. */
 static const char *const bad_files[] = {
@@ -16,19 +16,17 @@ static int exec_child(void *path)
 	return -execve(path, argv, NULL);
 }
 
-static void test_bad_elf(const char *name)
-{
-	char path[64];
-	int status;
+static char bad_path[64];	/* the file of the case that runs */
 
-	snprintf(path, sizeof(path), "/bin/bad-%s", name);
-	status = run_in_child(exec_child, path);
+static int test_bad_elf(void)
+{
+	int status = run_in_child(exec_child, bad_path);
+
 	if (status < 0 || !WIFEXITED(status))
-		ktap_fail("wait status %#x", status);
-	else if (WEXITSTATUS(status) != ENOEXEC)
-		ktap_fail("execve returned %d, expected -ENOEXEC (-8)", -WEXITSTATUS(status));
-	ktap_ok(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == ENOEXEC,
-		"execve %s refused with ENOEXEC", path);
+		return ktap_fail("wait status %#x", status);
+	if (WEXITSTATUS(status) != ENOEXEC)
+		return ktap_fail("execve returned %d, expected -ENOEXEC (-8)", -WEXITSTATUS(status));
+	return 1;
 }
 
 /* MemFree from /proc/meminfo, in kB, or -1. */
@@ -70,7 +68,7 @@ static int fork_exit_wait(int rounds)
 	return 1;
 }
 
-static void test_no_leak(void)
+static int test_no_leak(void)
 {
 	long before, after;
 	int ok;
@@ -82,11 +80,11 @@ static void test_no_leak(void)
 	ktap_diag("MemFree before %ld kB, after 1000 fork+exit+wait %ld kB", before, after);
 	if (ok && before != after)
 		ktap_fail("MemFree went from %ld kB to %ld kB", before, after);
-	ktap_ok(ok && before > 0 && before == after, "fork+exit+wait 1000 times leaks no frame");
+	return ok && before > 0 && before == after;
 }
 
 /* Fill the process table: fork fails with -EAGAIN, and everything recovers. */
-static void test_fork_limit(void)
+static int test_fork_limit(void)
 {
 	long pids[128], r = 0;
 	int n, i, status;
@@ -106,29 +104,38 @@ static void test_fork_limit(void)
 		wait4(pids[i], &status, 0, NULL);
 	}
 	ktap_diag("%d children before fork failed with %ld", n, r);
-	ktap_ok(r == -EAGAIN && fork_exit_wait(5), "a full process table gives -EAGAIN, then recovers");
+	return r == -EAGAIN && fork_exit_wait(5);
 }
 
-static void test_mmap_too_big(void)
+static int test_mmap_too_big(void)
 {
 	long r = (long)mmap(NULL, 1UL << 40, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (r != -ENOMEM)
 		ktap_fail("mmap of 1 TiB returned %ld", r);
-	ktap_ok(r == -ENOMEM && fork_exit_wait(1), "mmap of more memory than exists gives -ENOMEM");
+	return r == -ENOMEM && fork_exit_wait(1);
 }
+
+static const struct test tests[] = {
+	{ "fork+exit+wait 1000 times leaks no frame", test_no_leak },
+	{ "a full process table gives -EAGAIN, then recovers", test_fork_limit },
+	{ "mmap of more memory than exists gives -ENOMEM", test_mmap_too_big },
+};
 
 int main(int argc, char **argv, char **envp)
 {
+	char name[96];
 	size_t i;
 
 	(void)argc, (void)argv, (void)envp;
-	ktap_plan(ARRAY_SIZE(bad_files) + 3);
-	for (i = 0; i < ARRAY_SIZE(bad_files); i++)
-		test_bad_elf(bad_files[i]);
-	test_no_leak();
-	test_fork_limit();
-	test_mmap_too_big();
+	ktap_plan(ARRAY_SIZE(bad_files) + ARRAY_SIZE(tests));
+	for (i = 0; i < ARRAY_SIZE(bad_files); i++) {
+		snprintf(bad_path, sizeof(bad_path), "/bin/bad-%s", bad_files[i]);
+		snprintf(name, sizeof(name), "execve %s refused with ENOEXEC", bad_path);
+		run_case(name, test_bad_elf, 0);
+	}
+	for (i = 0; i < ARRAY_SIZE(tests); i++)
+		run_case(tests[i].name, tests[i].run, 0);
 	return ktap_done();
 }

@@ -5,8 +5,10 @@
  * Every case runs in a child of its own: most fault on purpose, change
  * their signal state or may be killed. A child explains a failure in "# "
  * lines (KTAP diagnostics, printed before the result) and exits with 1;
- * the parent prints one KTAP result per case. The same binary runs on
- * Linux, which is how its expectations were checked. The helpers they
+ * the parent prints one KTAP result per case. run_case (testutil.c)
+ * runs each case under a watchdog. The same binary runs on Linux, which
+ * is how its expectations were checked; docs/testing.md lists where a
+ * host may answer otherwise. The helpers they
  * share are in user/lib/sigutil.c.
  */
 
@@ -150,8 +152,6 @@ static unsigned long where(enum where w, unsigned long target, const struct faul
 	}
 }
 
-static volatile int fault_skipped;
-
 static int fault_child(void *arg)
 {
 	const struct fault_case *c = arg;
@@ -185,22 +185,6 @@ static int fault_child(void *arg)
 	if (seen.errno_)
 		bad = FAIL("si_errno %d, expected 0", seen.errno_);
 	return bad;
-}
-
-static int run_fault_case(const struct fault_case *c)
-{
-	int status = run_in_child(fault_child, (void *)c);
-
-	if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 77) {
-		fault_skipped = 1;
-		return 1;
-	}
-	if (status >= 0 && WIFSIGNALED(status))
-		return ktap_fail("killed by %s (%d): the handler did not resume it",
-				 sig_name(WTERMSIG(status)), WTERMSIG(status));
-	if (status)
-		return ktap_fail("see the # lines above");
-	return 1;
 }
 
 /* ---- single-stepping with EFLAGS.TF ---- */
@@ -297,6 +281,14 @@ static int test_single_step(void)
  * N << 4 | 2, the entry's offset in the table), so user mode
  * cannot fake an interrupt or an exception. Each stub is 8 bytes:
  * movl $-1, %eax (an invalid system call number for int $0x80); int $N; ret.
+ *
+ * Each vector runs in a child of its own under a short watchdog. The
+ * answer is the IDT's on ccos, checked exactly. A Linux host may answer
+ * otherwise and still be right: with FRED event delivery (or a hypervisor
+ * that emulates it) there is no IDT to name, int $N is #GP(0), and
+ * `int $3` (cd 03, not the one-byte int3) and `int $1` are software
+ * interrupts like the others. There the differences are listed and the
+ * case is skipped: they describe the host, not the expectations.
  */
 extern const char int_stubs[];
 __asm__(".text\n"
@@ -309,50 +301,80 @@ __asm__(".text\n"
 	"	.set n, n + 1\n"
 	".endr\n");
 
-static int int_sweep_child(void *unused)
+#define INT_TIMEOUT	2	/* seconds for one vector */
+#define INT_SHOWN	4	/* differences printed as # lines */
+
+static int int_shown;
+
+/* In a child: int $n, and 0 if the answer is the IDT's, else 1 (and why). */
+static int int_child(void *arg)
 {
-	int n, bad = 0;
+	int n = (int)(long)arg;
+	const char *stub = int_stubs + 8 * n;
+	unsigned long gp = n << 3 | 2, gp_qemu = n << 4 | 2;
 
-	(void)unused;
 	catch_faults(0);
-	for (n = 0; n < 256; n++) {
-		const char *stub = int_stubs + 8 * n;
-
-		seen.count = 0;
-		resume_at = (unsigned long)stub + 7;
-		((void (*)(void))stub)();
-		if (n == 3) {
-			if (seen.count != 1 || seen.signo != SIGTRAP)
-				bad = FAIL("int $3: %d signals, signal %d, expected SIGTRAP",
-					   seen.count, seen.signo);
-		} else if (n == 0x80 && seen.count == 0) {
-			continue;	/* Linux's 32-bit system calls */
-		} else if (seen.count != 1 || seen.signo != SIGSEGV) {
-			bad = FAIL("int $%#x: %d signals, signal %d, expected SIGSEGV", n,
-				   seen.count, seen.signo);
-		} else if (n != 4 && n != 0xcc && n != 0x80 &&
-			   (seen.trapno != 13 || (seen.err != (unsigned long)(n << 3 | 2) &&
-						  seen.err != (unsigned long)(n << 4 | 2)))) {
-			bad = FAIL("int $%#x: trapno %lu err %#lx, expected #GP (13) with "
-				   "error code %#x", n, seen.trapno, seen.err, n << 3 | 2);
-		}
-	}
-	return bad;
+	seen.count = 0;
+	resume_at = (unsigned long)stub + 7;
+	((void (*)(void))stub)();
+	if (n == 3 && seen.count == 1 && seen.signo == SIGTRAP)
+		return 0;
+	if (n == 0x80 && seen.count == 0)
+		return 0;		/* Linux's 32-bit system calls */
+	if (n != 3 && seen.count == 1 && seen.signo == SIGSEGV &&
+	    (n == 4 || n == 0xcc || n == 0x80 ||
+	     (seen.trapno == 13 && (seen.err == gp || seen.err == gp_qemu))))
+		return 0;
+	if (int_shown < INT_SHOWN)
+		ktap_diag("int $%#x: %d signals, %s, trapno %lu err %#lx; expected %s", n,
+			  seen.count, sig_name(seen.signo), seen.trapno, seen.err,
+			  n == 3 ? "SIGTRAP" : "SIGSEGV, #GP (13) with the gate's error code");
+	return 1;
 }
 
 static int test_int_sweep(void)
 {
-	return child_passes(int_sweep_child, NULL);
+	int n, differ = 0, hung = 0, status;
+
+	for (n = 0; n < 256 && hung < 3; n++) {
+		int_shown = differ;
+		status = run_watched(int_child, (void *)(long)n, INT_TIMEOUT);
+		if (status == 0)
+			continue;
+		differ++;
+		if (status == CASE_TIMED_OUT) {
+			hung++;
+			ktap_diag("int $%#x: no answer in %d s", n, INT_TIMEOUT);
+		} else if (!WIFEXITED(status)) {
+			ktap_diag("int $%#x: wait status %#x", n, status);
+		}
+	}
+	if (!differ)
+		return 1;
+	if (!on_ccos())
+		return skip("this host answers int $N otherwise (FRED-style delivery?): "
+			    "see the # lines");
+	return ktap_fail("%d vectors answered otherwise (the # lines above)", differ);
 }
 
 /* ---- the table ---- */
 
-static const struct sigtest {
-	const char *name;
-	int (*run)(void);
-} tests[] = {
+/* A fault case, in the child that run_case made for it. */
+static const struct fault_case *current_case;
+
+static int run_current_fault_case(void)
+{
+	const struct fault_case *c = current_case;
+	int bad = fault_child((void *)c);
+
+	if (bad == 77)
+		return skip(c->may_not_fault);
+	return bad ? ktap_fail("see the # lines above") : 1;
+}
+
+static const struct test tests[] = {
 	{ "single_step_sigtrap_trap_trace", test_single_step },
-	{ "int_n_every_vector", test_int_sweep },
+	{ "int_n_every_vector", test_int_sweep, 0, 256 * INT_TIMEOUT },
 };
 
 int main(int argc, char **argv, char **envp)
@@ -362,16 +384,10 @@ int main(int argc, char **argv, char **envp)
 	(void)argc, (void)argv, (void)envp;
 	ktap_plan(ARRAY_SIZE(fault_cases) + ARRAY_SIZE(tests));
 	for (i = 0; i < ARRAY_SIZE(fault_cases); i++) {
-		int ok;
-
-		fault_skipped = 0;
-		ok = run_fault_case(&fault_cases[i]);
-		if (fault_skipped)
-			ktap_skip(fault_cases[i].may_not_fault, fault_cases[i].name);
-		else
-			ktap_ok(ok, "%s", fault_cases[i].name);
+		current_case = &fault_cases[i];
+		run_case(fault_cases[i].name, run_current_fault_case, 0);
 	}
 	for (i = 0; i < ARRAY_SIZE(tests); i++)
-		ktap_ok(tests[i].run(), "%s", tests[i].name);
+		run_case(tests[i].name, tests[i].run, tests[i].seconds);
 	return ktap_done();
 }

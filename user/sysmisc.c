@@ -246,10 +246,8 @@ static int test_umip(void)
 	c = 0;
 	if (max >= 7)
 		__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
-	if (!(c & (1u << 2))) {
-		test_skip_reason = "this CPU has no UMIP (CPUID.(EAX=7,ECX=0):ECX bit 2)";
-		return 1;
-	}
+	if (!(c & (1u << 2)))
+		return skip("this CPU has no UMIP (CPUID.(EAX=7,ECX=0):ECX bit 2)");
 	for (i = 0; i < ARRAY_SIZE(insns); i++)
 		if (!expect_signal(run_in_child(insns[i].fn, NULL), SIGSEGV, insns[i].name))
 			return 0;

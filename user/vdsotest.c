@@ -18,15 +18,6 @@
 #define VVAR_ADDRESS		0xffffffffff5ff000ul
 #define VGTOD_VCLOCK_MODE	(128 + 4)	/* vvar: gtod at 128, vclock_mode after seq */
 
-static const struct {
-	int id;
-	const char *name;
-} user_clocks[] = {		/* the clocks the vDSO serves in user mode */
-	{ CLOCK_REALTIME, "CLOCK_REALTIME" },
-	{ CLOCK_MONOTONIC, "CLOCK_MONOTONIC" },
-	{ CLOCK_REALTIME_COARSE, "CLOCK_REALTIME_COARSE" },
-	{ CLOCK_MONOTONIC_COARSE, "CLOCK_MONOTONIC_COARSE" },
-};
 
 static long ts_cmp(const struct timespec *a, const struct timespec *b)
 {
@@ -56,6 +47,13 @@ static int test_clock_gettime(int clock, const char *name)
 	}
 	return 1;
 }
+
+/* The clocks the vDSO serves in user mode. */
+#define CLOCK_CASE(id)	static int test_##id(void) { return test_clock_gettime(id, #id); }
+CLOCK_CASE(CLOCK_REALTIME)
+CLOCK_CASE(CLOCK_MONOTONIC)
+CLOCK_CASE(CLOCK_REALTIME_COARSE)
+CLOCK_CASE(CLOCK_MONOTONIC_COARSE)
 
 /* Clocks the vDSO leaves to the kernel give the kernel's answer, whatever it is. */
 static int test_other_clocks(void)
@@ -215,7 +213,7 @@ static int child_vsyscall_agrees(void *arg)
 	return 0;
 }
 
-static int test_vsyscall_agrees(const char *name)
+static int test_vsyscall_agrees(void)
 {
 	int st = run_in_child(child_vsyscall_agrees, NULL);
 	char why[80];
@@ -223,13 +221,12 @@ static int test_vsyscall_agrees(const char *name)
 	if (WIFSIGNALED(st)) {
 		snprintf(why, sizeof(why), "the vsyscall page does not answer here (signal %d)",
 			 WTERMSIG(st));
-		ktap_skip(why, name);
-		return 1;
+		return skip(why);
 	}
 	if (st)
-		ktap_fail("the vsyscall %s disagrees with the vDSO",
-			  WEXITSTATUS(st) == 1 ? "gettimeofday" : WEXITSTATUS(st) == 2 ? "time" : "getcpu");
-	ktap_ok(st == 0, "%s", name);
+		return ktap_fail("the vsyscall %s disagrees with the vDSO",
+				 WEXITSTATUS(st) == 1 ? "gettimeofday" :
+				 WEXITSTATUS(st) == 2 ? "time" : "getcpu");
 	return 1;
 }
 
@@ -347,7 +344,7 @@ static int seccomp_status(long how, int *status)
  */
 static int test_seccomp(void)
 {
-	int st, fine_in_user_mode = !on_ccos || ccos_clock_mode() != 0;
+	int st, fine_in_user_mode = !on_ccos() || ccos_clock_mode() != 0;
 
 	seccomp_status(2, &st);
 	if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL)
@@ -356,11 +353,11 @@ static int test_seccomp(void)
 	if (st)
 		return ktap_fail("vDSO CLOCK_MONOTONIC_COARSE under seccomp: status %#x, not exit 0", st);
 	seccomp_status(0, &st);
-	if (!on_ccos && WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV) {
+	if (!on_ccos() && WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV) {
 		ktap_diag("Linux: strict seccomp disabled RDTSC: the vDSO's rdtsc faulted (SIGSEGV), no syscall");
 		return 1;
 	}
-	if (!on_ccos && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) {
+	if (!on_ccos() && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) {
 		ktap_diag("Linux: this host's clocksource cannot be read in user mode; its vDSO made the syscall");
 		return 1;
 	}
@@ -391,53 +388,40 @@ static void measure(void)
 		  CYCLES_PER_CALL(v_time(NULL)));
 }
 
-/* The results, in the order main runs them. */
-static const char *const names[] = {
-	"vdso_found_through_auxv",
-	"clock_gettime_realtime_between_two_syscalls",
-	"clock_gettime_monotonic_between_two_syscalls",
-	"clock_gettime_realtime_coarse_between_two_syscalls",
-	"clock_gettime_monotonic_coarse_between_two_syscalls",
-	"other_clocks_answered_by_the_kernel",
-	"invalid_clock_einval",
-	"gettimeofday_between_two_syscalls",
-	"time_between_two_syscalls",
-	"getcpu_equals_syscall",
-	"clock_getres_equals_syscall",
-	"vsyscall_agrees_with_vdso",
-	"two_execs_two_vdso_addresses_one_vsyscall",
-	"seccomp_strict_survives_vdso_dies_on_syscall",
+static const struct test tests[] = {
+	{ "clock_gettime_realtime_between_two_syscalls", test_CLOCK_REALTIME },
+	{ "clock_gettime_monotonic_between_two_syscalls", test_CLOCK_MONOTONIC },
+	{ "clock_gettime_realtime_coarse_between_two_syscalls", test_CLOCK_REALTIME_COARSE },
+	{ "clock_gettime_monotonic_coarse_between_two_syscalls", test_CLOCK_MONOTONIC_COARSE },
+	{ "other_clocks_answered_by_the_kernel", test_other_clocks },
+	{ "invalid_clock_einval", test_invalid_clock },
+	{ "gettimeofday_between_two_syscalls", test_gettimeofday },
+	{ "time_between_two_syscalls", test_time },
+	{ "getcpu_equals_syscall", test_getcpu },
+	{ "clock_getres_equals_syscall", test_clock_getres },
+	{ "vsyscall_agrees_with_vdso", test_vsyscall_agrees },
+	{ "two_execs_two_vdso_addresses_one_vsyscall", test_two_execs },
+	{ "seccomp_strict_survives_vdso_dies_on_syscall", test_seccomp },
 };
 
+/* vdso_found_through_auxv first: without a vDSO the others are skipped. */
 int main(int argc, char **argv, char **envp)
 {
-	struct utsname u;
-	size_t i, j;
+	size_t i;
 
 	(void)envp;
 	self_path = argv[0];
 	if (argc >= 2 && !strncmp(argv[1], "exec-", 5))
 		return exec_helper(argv[0], argc, argv);
-	on_ccos = !uname(&u) && !strcmp(u.sysname, "ccos");
 
-	ktap_plan(ARRAY_SIZE(names));
-	if (!ktap_ok(find_vdso(), "%s", names[0])) {
-		for (i = 1; i < ARRAY_SIZE(names); i++)
-			ktap_skip("no vDSO to test", names[i]);
+	ktap_plan(1 + ARRAY_SIZE(tests));
+	if (!ktap_ok(find_vdso(), "vdso_found_through_auxv")) {
+		for (i = 0; i < ARRAY_SIZE(tests); i++)
+			ktap_skip("no vDSO to test", tests[i].name);
 		return ktap_done();
 	}
-	i = 1;
-	for (j = 0; j < ARRAY_SIZE(user_clocks); j++)
-		ktap_ok(test_clock_gettime(user_clocks[j].id, user_clocks[j].name), "%s", names[i++]);
-	ktap_ok(test_other_clocks(), "%s", names[i++]);
-	ktap_ok(test_invalid_clock(), "%s", names[i++]);
-	ktap_ok(test_gettimeofday(), "%s", names[i++]);
-	ktap_ok(test_time(), "%s", names[i++]);
-	ktap_ok(test_getcpu(), "%s", names[i++]);
-	ktap_ok(test_clock_getres(), "%s", names[i++]);
-	test_vsyscall_agrees(names[i++]);
-	ktap_ok(test_two_execs(), "%s", names[i++]);
-	ktap_ok(test_seccomp(), "%s", names[i++]);
+	for (i = 0; i < ARRAY_SIZE(tests); i++)
+		run_case(tests[i].name, tests[i].run, 0);
 	measure();
 	return ktap_done();
 }

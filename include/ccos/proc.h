@@ -53,6 +53,7 @@ struct process {
 	/* Sleeping: on a channel, until a time, or both. */
 	const void *wait_chan;
 	uint64_t wake_at_ns;		/* 0 = no deadline */
+	uint64_t alarm_at_ns;		/* SIGALRM then (alarm); 0 = none */
 	struct process *vfork_parent;	/* woken when this child execs or exits */
 
 	struct signal_state sig;

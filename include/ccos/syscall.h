@@ -69,6 +69,7 @@ long sys_clock_getres(long clock, struct timespec __user *ts);
 long sys_nanosleep(const struct timespec __user *req, struct timespec __user *rem);
 long sys_clock_nanosleep(long clock, long flags, const struct timespec __user *req,
 			 struct timespec __user *rem);
+long sys_alarm(unsigned long seconds);
 
 /* kernel/signal.c */
 long sys_rt_sigaction(long sig, const struct k_sigaction __user *act,

@@ -29,6 +29,12 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("ktap_result", _ktap_params())
 
 
+def pytest_collection_modifyitems(session, config, items):
+    """test_nothing_outlives_the_suite runs last, after every boot and host run."""
+    last = [i for i in items if i.name == "test_nothing_outlives_the_suite"]
+    items[:] = [i for i in items if i not in last] + last
+
+
 def pytest_collection_finish(session):
     """Start every boot that a selected test names, two at a time, before the tests run."""
     names = set()

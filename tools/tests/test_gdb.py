@@ -13,12 +13,12 @@ import os
 import re
 import shutil
 import socket
-import subprocess
 import sys
 
 import pytest
 
 import harness
+import procs
 from harness import Config
 
 GDB = shutil.which("gdb")
@@ -98,9 +98,9 @@ def run_session(config, script, prog="init"):
            "--timeout", str(TIMEOUT), "--prog", prog]
     if config.extra:
         cmd += ["--extra", " ".join(config.extra)]
-    r = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, timeout=TIMEOUT + 30, cwd=harness.ROOT)
-    out = r.stdout.decode("utf-8", "replace")
+    r = procs.run(cmd, TIMEOUT + 30, cwd=harness.ROOT)
+    out = r.stdout + ("\ntest_gdb: timed out after %d s, its processes killed" % (TIMEOUT + 30)
+                      if r.timed_out else "")
     log_path = os.path.join(workdir, "gdb.log")
     with open(log_path, "w") as f:
         f.write(out)

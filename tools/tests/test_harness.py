@@ -1,11 +1,15 @@
 """The harness itself, on synthetic logs: it must fail a boot when it should, and only then."""
+import glob
 import os
+import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
 import harness
+import procs
 from harness import Boot, Config, classify, clean_log, parse_ktap
 
 BOOT = "ccos: booting\nccos: firmware BIOS, loader GRUB 2.06\n"
@@ -146,9 +150,15 @@ def test_expect_names_the_pattern():
 
 
 def test_iso_modules_follow_the_makefile():
-    mods = harness.iso_modules(Config("m", modules=("extra/hello.elf",), init="my/init.elf"))
+    # A name no user program will have (a student's user/hello.c is /bin/hello).
+    extra = "extra/harness-selftest-module.elf"
+    mods = harness.iso_modules(Config("m", modules=(extra,), init="my/init.elf"))
+    built = [e for e in glob.glob(os.path.join(harness.USER_DIR, "*.elf"))
+             if os.path.basename(e) != "init.elf"]
+    bad = glob.glob(os.path.join(harness.BAD_DIR, "*"))
     assert mods[0] == (os.path.join(harness.ROOT, "my/init.elf"), "/bin/init")
-    assert (os.path.join(harness.ROOT, "extra/hello.elf"), "/bin/hello") in mods
+    assert (os.path.join(harness.ROOT, extra), "/bin/harness-selftest-module") in mods
+    assert len(mods) == 1 + len(built) + 1 + len(bad)
     names = [name for _, name in mods]
     assert names.count("/bin/init") == 1
     assert len(set(names)) == len(names)
@@ -204,3 +214,40 @@ def test_summary_missing_file(tmp_path):
                        text=True)
     assert (r.returncode, r.stdout.strip()) == (1, "0 passed, 1 failed")
     assert "pytest did not finish" in r.stderr
+
+
+def test_leftovers_finds_a_process_under_build(tmp_path):
+    """procs.leftovers() sees a process running a file under build/, and procs.run kills a session."""
+    probe = os.path.join(harness.TEST_DIR, "leftover-probe", "sleep")
+    os.makedirs(os.path.dirname(probe), exist_ok=True)
+    shutil.copy(shutil.which("sleep"), probe)
+    def listed(pid):
+        return any(line.startswith("%d:" % pid) for line in procs.leftovers())
+
+    def gone(pid=None):
+        for _ in range(50):
+            if not (listed(pid) if pid else any(probe in l for l in procs.leftovers())):
+                return True
+            time.sleep(0.1)
+        return False
+
+    p = subprocess.Popen([probe, "30"], start_new_session=True)
+    try:
+        assert listed(p.pid)
+    finally:
+        procs.kill_session(p.pid)
+        p.wait()
+    assert gone(p.pid)
+    # A command that leaves a grandchild behind: run() reports and kills it.
+    r = procs.run(["sh", "-c", "%s 30 & echo started" % probe], 10)
+    assert r.stdout.strip() == "started" and len(r.left) == 1 and not r.timed_out
+    assert gone(r.left[0])
+    # One that hangs: killed whole at its timeout.
+    r = procs.run(["sh", "-c", "%s 30 & %s 30" % (probe, probe)], 1)
+    assert r.timed_out and gone()
+
+
+def test_nothing_outlives_the_suite():
+    """Run last (conftest): no QEMU, gdb or test program started by the suite is still running."""
+    left = procs.leftovers()
+    assert not left, "still running after the tests:\n  " + "\n  ".join(left)

@@ -1,9 +1,13 @@
 """The ring-3 test programs on this Linux host: the same binaries, Linux's answers.
 
 The signal tests (sigfault, sigframe, sigmask, sigstate), mapstest,
-timetest and the musl programs are ordinary static Linux x86-64 programs.
-Their expectations are Linux's, so they must pass here too; a case that
-fails on Linux but passes on ccos is a wrong expectation, not a pass.
+timetest, watchdogtest and the musl programs are ordinary static Linux
+x86-64 programs. Their expectations are Linux's, so they must pass here
+too; a case that fails on Linux but passes on ccos is a wrong expectation,
+not a pass. Where a host's answer depends on its CPU, hypervisor or kernel
+configuration, the program says SKIP and why (docs/testing.md). Each
+program runs in a session of its own (procs.run), killed whole on a
+timeout, and must leave no process behind.
 """
 import glob
 import os
@@ -14,26 +18,44 @@ import subprocess
 import pytest
 
 import harness
+import procs
 
 PROGRAMS = ["sigfault", "sigframe", "sigmask", "sigstate", "mapstest", "musltest", "muslsig",
-            "timetest"]
+            "timetest", "watchdogtest"]
 MUSL = {"musltest", "muslsig"}
+LINUX_X86_64 = pytest.mark.skipif(platform.system() != "Linux" or platform.machine() != "x86_64",
+                                  reason="the programs are Linux x86-64 programs")
 
 
-@pytest.mark.skipif(platform.system() != "Linux" or platform.machine() != "x86_64",
-                    reason="the programs are Linux x86-64 programs")
-@pytest.mark.parametrize("name", PROGRAMS)
-def test_on_the_linux_host(name):
+def run_program(name, *args, timeout=120):
     elf = os.path.join(harness.ROOT, "build", "user", name + ".elf")
     if name in MUSL and not os.path.exists(elf) and not shutil.which("musl-gcc"):
         pytest.skip("musl-gcc is missing (Debian's musl-tools; tools/setup installs it)")
     assert os.path.exists(elf), "%s is not built: run make" % os.path.relpath(elf, harness.ROOT)
-    r = subprocess.run([elf], capture_output=True, text=True, timeout=120, cwd=harness.ROOT)
+    r = procs.run([elf] + list(args), timeout, cwd=harness.ROOT)
+    assert not r.timed_out, "timed out after %d s:\n%s" % (timeout, r.stdout)
+    assert not r.left, "processes left behind (killed now): %s\n%s" % (r.left, r.stdout)
     docs = harness.parse_ktap(r.stdout)
-    assert len(docs) == 1 and docs[0].plan, "no KTAP plan:\n" + r.stdout + r.stderr
-    failed = [x.line for x in docs[0].results if x.failed]
-    assert not failed and r.returncode == 0, "\n".join(failed) + "\n\n" + r.stdout + r.stderr
+    assert len(docs) == 1 and docs[0].plan, "no KTAP plan:\n" + r.stdout
     assert len(docs[0].results) == docs[0].plan, r.stdout
+    return r, docs[0]
+
+
+@LINUX_X86_64
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_on_the_linux_host(name):
+    r, doc = run_program(name)
+    failed = [x.line for x in doc.results if x.failed]
+    assert not failed and r.returncode == 0, "\n".join(failed) + "\n\n" + r.stdout
+
+
+@LINUX_X86_64
+def test_a_hanging_case_is_reported_and_the_program_goes_on():
+    """watchdogtest hang: its first case hangs (with a grandchild); the rest still run."""
+    r, doc = run_program("watchdogtest", "hang", timeout=60)
+    lines = [x.line for x in doc.results]
+    assert lines[0] == "not ok 1 hangs_on_purpose # timed out after 1 s", r.stdout
+    assert all(not x.failed for x in doc.results[1:]) and r.returncode == 1, r.stdout
 
 
 def test_musl_stdout_reaches_the_console():

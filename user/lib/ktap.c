@@ -47,6 +47,14 @@ void ktap_skip(const char *reason, const char *name)
 	ktap_skipped++;
 }
 
+/* Count a result that a child printed (0 passed, 1 failed, 2 skipped). */
+void ktap_count(int result)
+{
+	ktap_next++;
+	ktap_failed += result == 1;
+	ktap_skipped += result == 2;
+}
+
 void ktap_diag(const char *fmt, ...)
 {
 	char line[200];

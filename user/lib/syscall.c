@@ -120,6 +120,26 @@ long kill(pid_t pid, int sig)
 	return syscall2(__NR_kill, pid, sig);
 }
 
+long setpgid(pid_t pid, pid_t pgid)
+{
+	return syscall2(__NR_setpgid, pid, pgid);
+}
+
+long getpgid(pid_t pid)
+{
+	return syscall1(__NR_getpgid, pid);
+}
+
+long alarm(unsigned int seconds)
+{
+	return syscall1(__NR_alarm, seconds);
+}
+
+long pause(void)
+{
+	return syscall0(__NR_pause);
+}
+
 long sched_yield(void)
 {
 	return syscall0(__NR_sched_yield);

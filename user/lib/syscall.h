@@ -21,7 +21,9 @@
 #define __NR_readv		19
 #define __NR_writev		20
 #define __NR_sched_yield	24
+#define __NR_pause		34
 #define __NR_nanosleep		35
+#define __NR_alarm		37
 #define __NR_getpid		39
 #define __NR_fork		57
 #define __NR_vfork		58
@@ -35,7 +37,9 @@
 #define __NR_getgid		104
 #define __NR_geteuid		107
 #define __NR_getegid		108
+#define __NR_setpgid		109
 #define __NR_getppid		110
+#define __NR_getpgid		121
 #define __NR_sigaltstack	131
 #define __NR_prctl		157
 #define __NR_arch_prctl		158
@@ -156,6 +160,10 @@ void exit(int status) __attribute__((noreturn));
 void exit_group(int status) __attribute__((noreturn));
 long wait4(pid_t pid, int *status, int options, void *rusage);
 long kill(pid_t pid, int sig);
+long setpgid(pid_t pid, pid_t pgid);
+long getpgid(pid_t pid);
+long alarm(unsigned int seconds);
+long pause(void);
 long sched_yield(void);
 long sched_getaffinity(pid_t pid, size_t len, void *mask);
 long sched_setaffinity(pid_t pid, size_t len, const void *mask);

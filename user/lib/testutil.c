@@ -1,8 +1,7 @@
-/* testutil: expectations, time, small mappings and the table runner of the test programs. */
+/* testutil: expectations, time, small mappings, and the test runner with its watchdog. */
 #include "testutil.h"
 
 const char *self;
-const char *test_skip_reason;
 
 int expect(long got, long want, const char *what)
 {
@@ -27,6 +26,16 @@ int expect_signal(int status, int sig, const char *what)
 		return 1;
 	return ktap_fail("%s: wait status %#x, expected killed by signal %d",
 			 what, status, sig);
+}
+
+int on_ccos(void)
+{
+	static int known = -1;
+	struct utsname u;
+
+	if (known < 0)
+		known = uname(&u) == 0 && strcmp(u.sysname, "ccos") == 0;
+	return known;
 }
 
 long now_ns(void)
@@ -60,25 +69,116 @@ void find_self(const char *argv0)
 	}
 }
 
+/* ---- the runner: each case in a child, under a watchdog ---- */
+
+static char skip_reason[120];
+
+int skip(const char *why)
+{
+	snprintf(skip_reason, sizeof(skip_reason), "%s", why);
+	return SKIPPED;
+}
+
+static volatile long watched;		/* the child the watchdog will kill */
+static volatile int watched_group;	/* ... with its own process group */
+static volatile int watchdog_fired;
+
+/* SIGALRM in the parent: kill the case and whatever it started. */
+static void on_watchdog(int sig, siginfo_t *si, void *ctx)
+{
+	(void)sig, (void)si, (void)ctx;
+	watchdog_fired = 1;
+	if (watched > 0 && watched_group)
+		kill(-watched, SIGKILL);
+	if (watched > 0)
+		kill(watched, SIGKILL);
+}
+
+/*
+ * Run fn(arg) in a child and wait for it at most `seconds`: its wait
+ * status, CASE_TIMED_OUT, or a negative errno. The child leads a process
+ * group of its own (both sides call setpgid, so neither waits for the
+ * other), and a timeout kills that group; without groups (setpgid fails)
+ * only the child is killed, never kill(-pid), which would reach others.
+ */
+int run_watched(int (*fn)(void *), void *arg, unsigned int seconds)
+{
+	long pid, r;
+	int status = 0;
+
+	pid = fork();
+	if (pid < 0)
+		return pid;
+	if (pid == 0) {
+		setpgid(0, 0);
+		sigaction(SIGALRM, (void *)SIG_DFL, 0);
+		exit_group(fn(arg));
+	}
+	watched_group = setpgid(pid, pid) == 0 || getpgid(pid) == pid;
+	watchdog_fired = 0;
+	watched = pid;
+	sigaction(SIGALRM, on_watchdog, 0);	/* no SA_RESTART: wait4 ends with -EINTR */
+	alarm(seconds ? seconds : CASE_TIMEOUT);
+	do
+		r = wait4(pid, &status, 0, NULL);
+	while (r == -EINTR);
+	alarm(0);
+	watched = 0;
+	if (r < 0)
+		return r;
+	return watchdog_fired ? CASE_TIMED_OUT : status;
+}
+
+/* In the case's child: print its line; exit 0 passed, 1 failed, 2 skipped. */
+static int case_child(void *arg)
+{
+	const struct test *t = arg;
+	int r = t->run();
+
+	if (r == SKIPPED) {
+		ktap_skip(skip_reason, t->name);
+		return 2;
+	}
+	return !ktap_ok(r, "%s", t->name);
+}
+
+static int run_one(const struct test *t)
+{
+	int status = run_watched(case_child, (void *)t, t->seconds);
+
+	if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) <= 2) {
+		ktap_count(WEXITSTATUS(status));
+		return WEXITSTATUS(status) != 1;
+	}
+	if (status == CASE_TIMED_OUT)
+		ktap_fail("timed out after %u s", t->seconds ? t->seconds : CASE_TIMEOUT);
+	else if (status < 0)
+		ktap_fail("fork or wait4 failed: error %d", -status);
+	else if (WIFSIGNALED(status))
+		ktap_fail("killed by signal %d before its result", WTERMSIG(status));
+	else
+		ktap_fail("exit status %d before its result", WEXITSTATUS(status));
+	return ktap_ok(0, "%s", t->name);
+}
+
+int run_case(const char *name, int (*run)(void), unsigned int seconds)
+{
+	const struct test t = { name, run, 0, seconds };
+
+	return run_one(&t);
+}
+
 int run_tests(const struct test *tests, unsigned long n)
 {
 	unsigned long i;
 
 	ktap_plan(n);
 	for (i = 0; i < n; i++) {
-		int ok;
-
-		test_skip_reason = NULL;
-		if (tests[i].needs_self && !self) {
+		if (tests[i].needs_self && !self)
 			ktap_skip("argv[0] is not a path to this program's file",
 				  tests[i].name);
-			continue;
-		}
-		ok = tests[i].run();
-		if (test_skip_reason && ok)
-			ktap_skip(test_skip_reason, tests[i].name);
 		else
-			ktap_ok(ok, "%s", tests[i].name);
+			run_one(&tests[i]);
 	}
 	return ktap_done();
 }

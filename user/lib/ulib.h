@@ -47,6 +47,7 @@ void ktap_plan(int n);
 int ktap_ok(int cond, const char *fmt, ...) __printf(2, 3);
 int ktap_fail(const char *fmt, ...) __printf(1, 2);
 void ktap_skip(const char *reason, const char *name);
+void ktap_count(int result);
 void ktap_diag(const char *fmt, ...) __printf(1, 2);
 int ktap_done(void);
 

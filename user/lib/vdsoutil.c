@@ -7,7 +7,6 @@ gettimeofday_fn v_gettimeofday;
 time_fn v_time;
 getcpu_fn v_getcpu;
 clock_getres_fn v_clock_getres;
-int on_ccos;
 
 /* The whole of /proc/self/maps into buf (NUL-terminated); its length or -errno. */
 long read_maps(char *buf, size_t size)

@@ -2,7 +2,7 @@
 #ifndef USER_VDSOUTIL_H
 #define USER_VDSOUTIL_H
 
-#include "ulib.h"
+#include "testutil.h"
 #include "gate.h"
 #include "vdso.h"
 
@@ -15,7 +15,6 @@ extern gettimeofday_fn v_gettimeofday;
 extern time_fn v_time;
 extern getcpu_fn v_getcpu;
 extern clock_getres_fn v_clock_getres;
-extern int on_ccos;		/* uname says ccos: the cases about its own kernel apply */
 
 /* Parse the vDSO at AT_SYSINFO_EHDR and look up its functions: 1, or 0 with the reason. */
 int find_vdso(void);

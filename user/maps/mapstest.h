@@ -2,7 +2,7 @@
 #ifndef USER_MAPSTEST_H
 #define USER_MAPSTEST_H
 
-#include "ulib.h"
+#include "testutil.h"
 
 #define VSYSCALL_ADDR	0xffffffffff600000UL
 #define MAPS_SIZE	65536

@@ -1,9 +1,12 @@
-/* KTAP output for the musl programs: plan, numbered results, a reason for a failure. */
+/* KTAP output for the musl programs: plan, numbered results, a reason for a failure, the watchdog. */
 #ifndef MUSL_KTAP_H
 #define MUSL_KTAP_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int ktap_next = 1, ktap_failed, ktap_skipped;
 static char ktap_reason[200];
@@ -45,6 +48,68 @@ static void __attribute__((unused)) ktap_skip(const char *name, const char *why)
 	printf("ok %d %s # SKIP %s\n", ktap_next++, name, why);
 	fflush(stdout);
 	ktap_skipped++;
+}
+
+/*
+ * As run_case in user/lib/testutil.c: each case in a child of its own
+ * (leading its own process group where the kernel has them), which prints
+ * its line; a case still running after CASE_TIMEOUT seconds is killed with
+ * its group and reported `not ok N name # timed out`.
+ */
+#define CASE_TIMEOUT	30
+
+static volatile pid_t watched;
+static volatile int watched_group, watchdog_fired;
+
+static void on_watchdog(int sig)
+{
+	(void)sig;
+	watchdog_fired = 1;
+	if (watched > 0 && watched_group)
+		kill(-watched, SIGKILL);
+	if (watched > 0)
+		kill(watched, SIGKILL);
+}
+
+static void ktap_case(const char *name, int (*run)(void))
+{
+	struct sigaction sa = { .sa_handler = on_watchdog };	/* no SA_RESTART */
+	int status = 0;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		signal(SIGALRM, SIG_DFL);
+		int ok = run();
+
+		ktap_ok(ok, name);
+		_exit(!ok);
+	}
+	watched_group = pid > 0 && (setpgid(pid, pid) == 0 || getpgid(pid) == pid);
+	watchdog_fired = 0;
+	watched = pid;
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(CASE_TIMEOUT);
+	while (pid > 0 && waitpid(pid, &status, 0) < 0)
+		;
+	alarm(0);
+	watched = 0;
+	if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) <= 1 && !watchdog_fired) {
+		ktap_failed += WEXITSTATUS(status);
+		ktap_next++;
+		return;
+	}
+	if (pid < 0)
+		fail("fork failed");
+	else if (watchdog_fired)
+		fail("timed out after %d s", CASE_TIMEOUT);
+	else if (WIFSIGNALED(status))
+		fail("killed by signal %d before its result", WTERMSIG(status));
+	else
+		fail("exit status %d before its result", WEXITSTATUS(status));
+	ktap_ok(0, name);
 }
 
 static int ktap_done(void)

@@ -133,6 +133,7 @@ static int test_mask_pending_suspend(void)
 {
 	sigset_t block, pending, old, none;
 
+	install(SIGUSR1, on_usr1, 0);
 	usr1_count = 0;
 	sigemptyset(&block);
 	sigaddset(&block, SIGUSR1);
@@ -289,6 +290,6 @@ int main(void)
 
 	ktap_plan(sizeof(tests) / sizeof(tests[0]));
 	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		ktap_ok(tests[i].run(), tests[i].name);
+		ktap_case(tests[i].name, tests[i].run);
 	return ktap_done();
 }

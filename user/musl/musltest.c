@@ -410,6 +410,6 @@ int main(int argc, char **argv)
 	g_argv = argv;
 	ktap_plan(sizeof(tests) / sizeof(tests[0]));
 	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		ktap_ok(tests[i].run(), tests[i].name);
+		ktap_case(tests[i].name, tests[i].run);
 	return ktap_done();
 }

@@ -39,8 +39,7 @@ int test_page_bytes(void)
 	int i, syscalls = 0;
 
 	if (mode == XONLY || mode == NONE) {
-		ktap_skip("the page is not readable in this mode", "page_bytes");
-		return -1;
+		return skip("the page is not readable in this mode");
 	}
 	if (mode == NATIVE) {
 		for (i = 0; i < 3; i++)
@@ -104,10 +103,8 @@ int test_every_offset(void)
 	int status;
 
 	if (mode == NATIVE) {
-		ktap_skip("native: the page holds real code, and most offsets start in the "
-			  "middle of an instruction, doing whatever those bytes happen to say",
-			  "call_every_offset");
-		return -1;
+		return skip("native: the page holds real code, and most offsets start in the "
+			  "middle of an instruction, doing whatever those bytes happen to say");
 	}
 	status = run_in_child(sweep, NULL);
 	ktap_diag("4096 calls in %lu million cycles", (rdtsc() - t0) / 1000000);
@@ -254,15 +251,14 @@ int test_vvar_not_executable(void)
 	return expect_accerr(VVAR_ADDR, 1, 0, "calling the vvar page");
 }
 
-static int hpet_mapped(const char *name)
+static int hpet_mapped(void)
 {
 	struct probe p = probe((unsigned long)probe_load, HPET_ADDR + 0xf0, 0, 0);
 
 	if (p.sig == 0)
 		return 1;
 	if (p.sig == SIGSEGV && p.code == SEGV_MAPERR) {
-		ktap_skip("no HPET page: the machine has no HPET, or ccos could not map it", name);
-		return -1;
+		return skip("no HPET page: the machine has no HPET, or ccos could not map it");
 	}
 	return probe_fail(&p, "reading the HPET page", "a read, or SEGV_MAPERR when there is no HPET");
 }
@@ -271,7 +267,7 @@ int test_hpet_readable(void)
 {
 	volatile unsigned int *counter = (volatile unsigned int *)(HPET_ADDR + 0xf0);
 	unsigned int c0, c1;
-	int r = hpet_mapped("hpet_readable_counter_advances");
+	int r = hpet_mapped();
 
 	if (r != 1)
 		return r;
@@ -287,14 +283,14 @@ int test_hpet_readable(void)
 /* Offset 0 is the read-only capabilities register: a write could do nothing there anyway. */
 int test_hpet_not_writable(void)
 {
-	int r = hpet_mapped("hpet_not_writable");
+	int r = hpet_mapped();
 
 	return r != 1 ? r : expect_accerr(HPET_ADDR, 0, 1, "writing the HPET page");
 }
 
 int test_hpet_not_executable(void)
 {
-	int r = hpet_mapped("hpet_not_executable");
+	int r = hpet_mapped();
 
 	return r != 1 ? r : expect_accerr(HPET_ADDR, 1, 0, "calling the HPET page");
 }

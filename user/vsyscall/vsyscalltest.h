@@ -2,7 +2,7 @@
 #ifndef USER_VSYSCALLTEST_H
 #define USER_VSYSCALLTEST_H
 
-#include "ulib.h"
+#include "testutil.h"
 #include "gate.h"
 
 #define HPET_ADDR		0xffffffffff5fe000UL	/* main counter at 0xf0 */
