@@ -353,8 +353,8 @@ static int test_none_fetch_fault(void)
 		struct probe p = probe(entries[i], 0, 0, 0);
 
 		if (p.sig != SIGSEGV || p.addr != entries[i] || p.rip != entries[i] ||
-		    p.trapno != X86_TRAP_PF || (p.err & (PF_INSTR | PF_USER)) != (PF_INSTR | PF_USER))
-			return probe_fail(&p, "calling an entry", "SIGSEGV, err with the fetch bit (0x10)");
+		    p.trapno != X86_TRAP_PF || p.err != (PF_INSTR | PF_USER | PF_PROT))
+			return probe_fail(&p, "calling an entry", "SIGSEGV, err 0x15 (user, fetch, protection)");
 	}
 	return 1;
 }

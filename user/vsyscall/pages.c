@@ -69,7 +69,9 @@ int test_page_bytes(void)
  * In emulate mode the three entries return, and any other offset is an
  * int3 (SIGTRAP, rip one past it), even +0x001, the second byte of an
  * entry's cd cc. In xonly the entries return too, and any other fetch is
- * a SIGSEGV at that address; in none every offset is. Run in a child, so
+ * a SIGSEGV at that address; in none every offset is. Both report the
+ * page fault as it happened, PF_PROT added as for any kernel address:
+ * err 0x15 (user, fetch, protection). Run in a child, so
  * that whatever happens there cannot disturb the rest of the suite.
  */
 static int sweep(void *arg)
@@ -89,7 +91,8 @@ static int sweep(void *arg)
 		else if (mode == EMULATE)
 			ok = p.sig == SIGTRAP && p.rip == a + 1;
 		else
-			ok = p.sig == SIGSEGV && p.addr == a && (p.err & PF_INSTR);
+			ok = p.sig == SIGSEGV && p.addr == a && p.trapno == X86_TRAP_PF &&
+			     p.err == (PF_USER | PF_INSTR | PF_PROT);
 		if (!ok && bad++ < 5)
 			printf("# offset +0x%03x: %s (si_addr %lx, rip %lx, err %lx)\n",
 			       off, signame(p.sig), p.addr, p.rip, p.err);
@@ -207,6 +210,10 @@ int test_bad_stack(void)
 			return probe_fail(&p, "a bad stack", "SIGSEGV");
 		if (mode != NATIVE && p.rip != VSYS_GETTIMEOFDAY)
 			return probe_fail(&p, "a bad stack", "rip at the entry");
+		if (mode == XONLY && (p.trapno != X86_TRAP_PF || p.addr != VSYS_GETTIMEOFDAY ||
+				      p.err != (PF_USER | PF_INSTR | PF_PROT)))
+			return probe_fail(&p, "a bad stack in xonly",
+					  "the fetch fault at the entry, err 0x15 as in none");
 	}
 	return 1;
 }

@@ -187,11 +187,18 @@ void emulate_vsyscall(struct trap_frame *tf)
 	return;
 
 sigsegv:
-	/* As any fault there would: a fetch fault at its address, an int like a #GP. */
-	if (tf->vector == X86_PF)
+	/*
+	 * As any fault there would: an int like a #GP; in xonly the fetch
+	 * fault as it happened, reported as mm/fault.c reports every user
+	 * fault on a kernel address and as vsyscall=none reports this same
+	 * call: SEGV_MAPERR at the address, PF_PROT added to the error code.
+	 */
+	if (tf->vector == X86_PF) {
+		tf->error_code |= PF_PROT;
 		force_sig_fault(SIGSEGV, SEGV_MAPERR, tf->rip, tf);
-	else
+	} else {
 		force_sig_fault(SIGSEGV, SI_KERNEL, 0, tf);
+	}
 }
 
 /*
