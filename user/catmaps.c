@@ -2,7 +2,8 @@
 #include "ulib.h"
 
 /*
- * reference/000-article.md runs `cat /proc/self/maps` twice and compares:
+ * The LWN article "On vsyscalls and the vDSO" runs `cat /proc/self/maps`
+ * twice and compares:
  * the [vdso] line moves (each exec maps it at a new random address), the
  * [vsyscall] line stays at ffffffffff600000, an address fixed by the ABI.
  * Each cat here is a new process from a fresh execve, as from a shell.

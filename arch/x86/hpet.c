@@ -92,7 +92,7 @@ bool hpet_init(uint64_t phys)
 
 	/*
 	 * User mode reads the counter at HPET_USER_ADDR: read-only, no-execute
-	 * (reference patch 006) and uncached like any MMIO (PCD|PWT). That
+	 * (Linux d319bb79afa4 "x86-64: Map the HPET NX") and uncached like any MMIO (PCD|PWT). That
 	 * mapping is one page, so it needs the block page-aligned.
 	 */
 	if ((phys & (PAGE_SIZE - 1)) == 0) {

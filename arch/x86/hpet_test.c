@@ -1,4 +1,4 @@
-/* Tests of the HPET's user mapping: read-only, no-execute, uncached (reference patch 006). */
+/* Tests of the HPET's user mapping: read-only, no-execute (Linux d319bb79afa4), uncached. */
 #include <ccos/ktest.h>
 #include <ccos/clock.h>
 #include <ccos/acpi.h>

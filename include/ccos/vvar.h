@@ -2,7 +2,7 @@
  * The vvar page: kernel data that user mode may read (design.md, "vvar
  * page"). The kernel writes it through `vvar` in its .data; mm maps the
  * same physical page at VVAR_ADDRESS, user-readable, read-only, no-execute.
- * The offsets are ABI (Linux's, from the reference patches) and checked
+ * The offsets are ABI (Linux's, since 9fd67b4ed071 "x86-64: Give vvars their own page") and checked
  * at build time. Shared with user-mode code: no kernel calls here.
  */
 #ifndef CCOS_VVAR_H

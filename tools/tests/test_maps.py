@@ -1,4 +1,4 @@
-"""/proc/self/maps as a student sees it (design.md; reference/000-article.md).
+"""/proc/self/maps as a student sees it (docs/design.md; the LWN article "On vsyscalls and the vDSO").
 
 user/mapstest checks the lines against the memory from user space (its KTAP
 results are cases of test_ktap.py). Here, from the serial logs: that the

@@ -1,0 +1,137 @@
+"""The Markdown files stand on their own: every relative link and every repository path they name exists."""
+import glob
+import os
+import re
+
+import pytest
+
+import harness
+
+ROOT = harness.ROOT
+# Folders and files of the repository a path in the text may start with.
+TOP = ("boot/", "arch/", "mm/", "kernel/", "user/", "linker/", "include/", "tools/", "docs/",
+       ".ci/")
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+CODE = re.compile(r"`([^`\n]+)`")
+# A placeholder or a pattern, not one file: NAME, N, *, ...
+PLACEHOLDER = re.compile(r"[*]|\.\.\.|\b[A-Z]{1,}[A-Z_]*\b(?<!\.[A-Z])")
+# Files a page asks the reader to create.
+TO_BE_WRITTEN = {"user/hello.c"}    # Lab 2, docs/labs.md
+
+
+def markdown_files():
+    files = glob.glob(os.path.join(ROOT, "*.md")) + glob.glob(os.path.join(ROOT, "docs", "*.md"))
+    return sorted(os.path.relpath(f, ROOT) for f in files)
+
+
+def named_paths(text):
+    """The repository paths in `code` spans: words that start with a top-level folder."""
+    for span in CODE.findall(text):
+        for word in span.split():
+            word = word.rstrip(".,;:)")
+            if word.startswith(TOP) and not PLACEHOLDER.search(word.split("/")[-1]):
+                yield from expand(word.split(":")[0])
+
+
+def expand(path):
+    """arch/x86/{hpet,tsc}.c -> arch/x86/hpet.c, arch/x86/tsc.c"""
+    m = re.search(r"\{([^}]*)\}", path)
+    if not m:
+        return [path]
+    return [p for alt in m.group(1).split(",")
+            for p in expand(path[:m.start()] + alt + path[m.end():])]
+
+
+def exists(root, path):
+    """A file or folder, or a program (user/NAME for user/NAME.c)."""
+    full = os.path.join(root, path)
+    return os.path.exists(full) or os.path.exists(full + ".c") or path in TO_BE_WRITTEN
+
+
+def missing_in(md, root=ROOT):
+    with open(os.path.join(root, md)) as f:
+        text = f.read()
+    missing = []
+    for target in LINK.findall(text):
+        if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+            continue            # a URL or an anchor of the same page
+        path = os.path.normpath(os.path.join(root, os.path.dirname(md), target.split("#")[0]))
+        if not os.path.exists(path):
+            missing.append("link " + target)
+    for path in named_paths(text):
+        if not exists(root, path):
+            missing.append("path " + path)
+    return missing
+
+
+@pytest.mark.parametrize("md", markdown_files())
+def test_links_and_paths_exist(md):
+    missing = missing_in(md)
+    assert not missing, "%s names what the repository does not have:\n  %s" % (
+        md, "\n  ".join(missing))
+
+
+def test_the_check_can_fail(tmp_path):
+    """A made-up link and path are found; a placeholder is not a path."""
+    (tmp_path / "page.md").write_text(
+        "See [x](nowhere.md) and `kernel/nowhere.c`, not `user/NAME.c`.\n")
+    assert missing_in("page.md", str(tmp_path)) == ["link nowhere.md", "path kernel/nowhere.c"]
+
+
+def test_no_reference_outside_the_repository():
+    """Linux changes are cited by commit id and subject, the LWN article by its title."""
+    bad = re.compile(r"reference/|reference patch|design\.md-outside|\.\./shared")
+    found = []
+    for md in markdown_files():
+        with open(os.path.join(ROOT, md)) as f:
+            found += ["%s:%d: %s" % (md, i + 1, l.strip())
+                      for i, l in enumerate(f) if bad.search(l)]
+    assert not found, "\n".join(found)
+
+
+def test_native_page_table_matches_the_build():
+    """docs/vsyscall.md's table of the native page: where each entry's code ends, and the syscall."""
+    asm = os.path.join(ROOT, "build", "vsyscall_native.asm")
+    if not os.path.exists(asm):
+        pytest.skip("build/vsyscall_native.asm is not built: run make")
+    last, syscalls = {}, []
+    with open(asm) as f:
+        for line in f:
+            m = re.match(r"^ffffffffff6([0-9a-f]{5}):\t((?:[0-9a-f]{2} )+)\s*(.*)$", line)
+            if not m or "int3" in m.group(3):
+                continue
+            off, nbytes = int(m.group(1), 16), len(m.group(2).split())
+            last[off & ~0x3ff] = max(last.get(off & ~0x3ff, 0), off + nbytes - 1)
+            if m.group(2).split()[:2] == ["0f", "05"]:
+                syscalls.append(off)
+    with open(os.path.join(ROOT, "docs", "vsyscall.md")) as f:
+        text = f.read()
+    rows = re.findall(r"^\| `\+0x([0-9a-f]{3})` \w+ \| `\+0x[0-9a-f]{3}`-`\+0x([0-9a-f]{3})` \|",
+                      text, re.M)
+    assert sorted((int(a, 16), int(b, 16)) for a, b in rows) == sorted(last.items())
+    assert re.findall(r"`0f 05` at `\+0x([0-9a-f]{3})`", text) == ["%03x" % o for o in syscalls]
+
+
+def sample_patterns(text):
+    """README's sample boot output as regexes: numbers may change, the lines may not."""
+    block = text[text.index("```\nccos: booting") + 4:]
+    block = block[:block.index("```")]
+    patterns = []
+    for line in block.splitlines():
+        if line.strip() == "...":
+            continue
+        p = re.sub(r"[0-9a-f]*\d[0-9a-f]*", r"[0-9a-f]+", re.escape(line))
+        patterns.append(re.sub(r"loader\\ GRUB\\ .*", "loader GRUB .*", p) + "$")
+    return patterns
+
+
+def test_readme_sample_boot_output(boot):
+    """Each line of README's sample output is in the init-bios log, in order."""
+    with open(os.path.join(ROOT, "README.md")) as f:
+        patterns = sample_patterns(f.read())
+    lines, i = boot("init-bios").lines(), 0
+    for p in patterns:
+        while i < len(lines) and not re.match(p, lines[i]):
+            i += 1
+        assert i < len(lines), "README's sample line %r is not in the init-bios log (in order)" % p
+        i += 1
