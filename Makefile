@@ -45,6 +45,16 @@ KOBJ	:= $(patsubst %.c,$(BUILD)/%.o,$(KSRC_C)) $(patsubst %.asm,$(BUILD)/%.o,$(K
 
 all: $(BUILD)/kernel.elf user iso compile_commands.json
 
+# On a fresh machine tools/setup installs what is missing (musl-gcc among
+# it) now, before user/musl/musl.mk looks for musl-gcc, so that the first
+# run already builds everything; the setup-check target below stops the
+# run when it could not (not root).
+ifeq ($(MAKELEVEL),0)
+ifneq ($(filter-out clean setup-check,$(or $(MAKECMDGOALS),all)),)
+$(shell tools/setup --check >/dev/null 2>&1 || tools/setup >&2)
+endif
+endif
+
 include user/user.mk
 
 $(BUILD)/%.o: %.c
@@ -155,12 +165,14 @@ ISO_MODULES = $(if $(INIT),$(INIT):/bin/init,$(BUILD)/user/init.elf:/bin/init) \
 $(BUILD)/bad/.stamp: $(BUILD)/user/spin.elf tools/mkbadelf
 	$(Q)$(PYTHON) tools/mkbadelf $< $(BUILD)/bad && touch $@
 
+# An ISO of MODE, CMDLINE, INIT and MODULES as they are in this run.
+MKISO = $(PYTHON) tools/mkiso --kernel $(BUILD)/kernel.elf --cmdline "$(CMDLINE)" --mode $(MODE) \
+	$(foreach m,$(ISO_MODULES),--module $(m)) --module-dir $(BUILD)/bad:/bin/
+
 iso: $(BUILD)/ccos.iso
 $(BUILD)/ccos.iso: $(BUILD)/kernel.elf $(USER_PROGS) $(BUILD)/bad/.stamp $(INIT) $(MODULES) tools/mkiso FORCE
 	@$(if $(Q),echo "  ISO     $@")
-	$(Q)$(PYTHON) tools/mkiso --out $@ --kernel $(BUILD)/kernel.elf --timeout $(GRUB_TIMEOUT) \
-		--cmdline "$(CMDLINE)" --mode $(MODE) $(foreach m,$(ISO_MODULES),--module $(m)) \
-		--module-dir $(BUILD)/bad:/bin/
+	$(Q)$(MKISO) --out $@ --timeout $(GRUB_TIMEOUT)
 
 compile_commands.json: $(KSRC_C) Makefile
 	$(Q)$(PYTHON) tools/compdb "$(CC)" "$(CFLAGS)" $(KSRC_C) > $@
@@ -173,11 +185,13 @@ run: setup-check all
 run-uefi: FW = uefi
 run-uefi: run
 
-# QEMU paused under its gdb stub and gdb attached (docs/gdb.md). GDBPORT=
-# picks the port (default 26000 + uid % 5000), PROG= the user program whose
-# symbols gdb loads (default init, or the INIT= file).
+# QEMU paused under its gdb stub and gdb attached (docs/gdb.md), booting
+# an ISO of its own (no GRUB menu wait) made from this run's MODE, CMDLINE,
+# INIT and MODULES. GDBPORT= picks the port (default 26000 + uid % 5000),
+# PROG= the user program whose symbols gdb loads (default init, or INIT=).
 debug: setup-check all
-	$(PYTHON) tools/debug --fw $(FW) $(if $(QEMU_EXTRA),--extra "$(QEMU_EXTRA)") \
+	$(Q)$(MKISO) --out $(BUILD)/debug.iso --timeout 0
+	$(PYTHON) tools/debug --iso $(BUILD)/debug.iso --fw $(FW) $(if $(QEMU_EXTRA),--extra "$(QEMU_EXTRA)") \
 		$(if $(GDBPORT),--port $(GDBPORT)) $(if $(PROG),--prog $(PROG),$(if $(INIT),--prog $(INIT)))
 
 # tools/tests boots its own ISOs in build/test/NAME/; pytest is Debian's

@@ -50,6 +50,22 @@ def c_handler(v):
     return symbol(h) or "%#x" % h if h else ""
 
 
+SIGNALS = {4: "SIGILL", 5: "SIGTRAP", 7: "SIGBUS", 8: "SIGFPE", 11: "SIGSEGV"}
+
+
+def without_c_handler(v):
+    """What trap_dispatch does with a vector that has no C handler."""
+    if v >= 32:
+        return "no C handler: trap_dispatch warns and ignores it"
+    try:
+        sig = int(value("user_fault_signals[%d].sig" % v))
+    except gdb.GdbError:
+        sig = 0
+    if not sig:
+        return "no C handler: a panic from either mode"
+    return "no C handler: %s from user mode, a panic from the kernel" % SIGNALS.get(sig, sig)
+
+
 def format_gate(g):
     v = g["vector"]
     head = "%#04x %3d %-30s" % (v, v, vector_name(v))
@@ -59,7 +75,7 @@ def format_gate(g):
     return (head + " %s, DPL %d, IST %d, selector %#x, handler %#x <%s>%s"
             % (GATE_TYPES.get(g["type"], "type %#x" % g["type"]), g["dpl"], g["ist"],
                g["selector"], g["offset"], symbol(g["offset"]) or "?",
-               "" if handler is None else " -> %s" % (handler or "no C handler")))
+               "" if handler is None else " -> %s" % (handler or without_c_handler(v))))
 
 
 class Idt(gdb.Command):
@@ -103,7 +119,7 @@ that has a C handler, DPL 3 or an IST stack."""
                 print(format_gate(g))
             else:
                 rest += 1
-        print("... and %d more gates with no C handler (trap_dispatch warns and ignores them)" % rest)
+        print("... and %d more gates with %s" % (rest, without_c_handler(255)))
 
 
 Idt()

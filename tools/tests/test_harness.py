@@ -251,3 +251,16 @@ def test_nothing_outlives_the_suite():
     """Run last (conftest): no QEMU, gdb or test program started by the suite is still running."""
     left = procs.leftovers()
     assert not left, "still running after the tests:\n  " + "\n  ".join(left)
+
+
+def test_make_debug_boots_what_it_is_given():
+    """make debug builds build/debug.iso from this run's MODE and CMDLINE and boots it under FW."""
+    r = subprocess.run(["make", "-n", "debug", "MODE=native", "CMDLINE=ptdump quiet", "FW=uefi"],
+                       cwd=harness.ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                       text=True)
+    text = r.stdout.replace("\\\n", " ")
+    mkiso = [l for l in text.splitlines() if "tools/mkiso" in l and "build/debug.iso" in l]
+    debug = [l for l in text.splitlines() if "tools/debug" in l]
+    assert len(mkiso) == 1 and "--mode native" in mkiso[0], text
+    assert '--cmdline "ptdump quiet"' in mkiso[0] and "--timeout 0" in mkiso[0], text
+    assert len(debug) == 1 and "--iso build/debug.iso" in debug[0] and "--fw uefi" in debug[0], text
