@@ -25,8 +25,10 @@ static const char *check_header(const Elf64_Ehdr *eh, size_t size)
 {
 	uint64_t end;
 
-	if (size < sizeof(*eh) || memcmp(eh->e_ident, "\177ELF", 4))
+	if (size < 4 || memcmp(eh->e_ident, "\177ELF", 4))
 		return "no ELF magic";
+	if (size < sizeof(*eh))
+		return "truncated header (shorter than the 64 bytes of an ELF header)";
 	if (eh->e_ident[4] != 2)
 		return "not a 64-bit ELF (EI_CLASS)";
 	if (eh->e_ident[5] != 1)
@@ -45,15 +47,18 @@ static const char *check_header(const Elf64_Ehdr *eh, size_t size)
 
 static const char *check_segment(const Elf64_Phdr *ph, uint64_t base, size_t size)
 {
-	uint64_t end;
+	uint64_t start, end;
 
 	if (ph->p_filesz > ph->p_memsz)
 		return "a segment's file size exceeds its memory size";
 	if (add_overflows(ph->p_offset, ph->p_filesz, &end) || end > size)
 		return "a segment reaches past the end of the file (truncated?)";
-	if (add_overflows(base + ph->p_vaddr, ph->p_memsz, &end) || end > USER_TOP ||
-	    base + ph->p_vaddr < MIN_ADDR)
+	if (add_overflows(base, ph->p_vaddr, &start) || add_overflows(start, ph->p_memsz, &end) ||
+	    end > USER_TOP || start < MIN_ADDR)
 		return "a segment lies outside user space";
+	/* As for mmap, the file's bytes must sit at the same place in their page. */
+	if (ph->p_filesz && (ph->p_offset - ph->p_vaddr) % PAGE_SIZE)
+		return "a segment's file offset and address differ within a page (p_offset vs p_vaddr)";
 	if ((ph->p_flags & PF_W) && (ph->p_flags & PF_X))
 		return "a segment is both writable and executable";
 	if (ph->p_memsz > (256ul << 20))
@@ -73,7 +78,7 @@ int elf_load(struct mm *mm, const char *path, const uint8_t *image, size_t size,
 	const Elf64_Ehdr *eh = (const void *)image;
 	const Elf64_Phdr *ph;
 	const char *why = check_header(eh, size);
-	uint64_t base = 0, prev_end = 0;
+	uint64_t base = 0, prev_end = 0, start, end, pages = 0;
 	int i, err;
 
 	if (why)
@@ -82,7 +87,14 @@ int elf_load(struct mm *mm, const char *path, const uint8_t *image, size_t size,
 		base = ET_DYN_BASE;
 	ph = (const void *)(image + eh->e_phoff);
 
-	/* Check everything before mapping anything. */
+	/*
+	 * Check everything before mapping anything. Each segment maps the
+	 * pages from the one holding p_vaddr to the one holding its last byte.
+	 * A segment with p_memsz 0 is legal: at a page-aligned p_vaddr it
+	 * maps nothing (at another, the page it starts in), as on Linux; it
+	 * still moves the start of the heap (brk) past its address.
+	 */
+	memset(info, 0, sizeof(*info));
 	for (i = 0; i < eh->e_phnum; i++) {
 		if (ph[i].p_type == PT_INTERP)
 			return refuse(path, "it asks for a dynamic linker (PT_INTERP); ccos runs static programs");
@@ -90,21 +102,28 @@ int elf_load(struct mm *mm, const char *path, const uint8_t *image, size_t size,
 			continue;
 		if ((why = check_segment(&ph[i], base, size)))
 			return refuse(path, why);
-		if (ALIGN_DOWN(base + ph[i].p_vaddr, PAGE_SIZE) < prev_end)
+		start = ALIGN_DOWN(base + ph[i].p_vaddr, PAGE_SIZE);
+		end = ALIGN_UP(base + ph[i].p_vaddr + ph[i].p_memsz, PAGE_SIZE);
+		info->brk = MAX(info->brk, end);
+		if (start == end)
+			continue;
+		if (start < prev_end)
 			return refuse(path, "segments overlap or are out of order");
-		prev_end = ALIGN_UP(base + ph[i].p_vaddr + ph[i].p_memsz, PAGE_SIZE);
+		prev_end = end;
+		pages += (end - start) / PAGE_SIZE;
 	}
-	if (!prev_end)
+	if (!info->brk)
 		return refuse(path, "no loadable segment");
+	if (pages > frames_free())
+		return -ENOMEM;
 
-	memset(info, 0, sizeof(*info));
 	for (i = 0; i < eh->e_phnum; i++) {
-		uint64_t start, end;
-
 		if (ph[i].p_type != PT_LOAD)
 			continue;
 		start = ALIGN_DOWN(base + ph[i].p_vaddr, PAGE_SIZE);
 		end = ALIGN_UP(base + ph[i].p_vaddr + ph[i].p_memsz, PAGE_SIZE);
+		if (start == end)
+			continue;
 		err = mm_map(mm, start, end - start, seg_prot(ph[i].p_flags), path);
 		if (err)
 			return err;
@@ -116,7 +135,6 @@ int elf_load(struct mm *mm, const char *path, const uint8_t *image, size_t size,
 		/* AT_PHDR: where the program headers are in memory. */
 		if (eh->e_phoff >= ph[i].p_offset && eh->e_phoff < ph[i].p_offset + ph[i].p_filesz)
 			info->phdr = base + ph[i].p_vaddr + eh->e_phoff - ph[i].p_offset;
-		info->brk = MAX(info->brk, end);
 	}
 	info->entry = base + eh->e_entry;
 	info->phnum = eh->e_phnum;

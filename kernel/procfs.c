@@ -54,18 +54,16 @@ static bool continues(const struct vma *a, const struct vma *b)
 static char *maps(size_t *len)
 {
 	struct mm *mm = current()->mm;
-	struct vma *v, *last;
-	size_t n = 0, size = 2 * MAPS_LINE_MAX;
+	struct vma *v, *last, *next;
+	size_t n = 0, size = (mm->nr_vmas + 2) * MAPS_LINE_MAX;
 	char *buf;
 
-	for (v = mm->vmas; v; v = v->next)
-		size += MAPS_LINE_MAX;
 	if (!(buf = kmalloc(size)))
 		return NULL;
-	for (v = mm->vmas; v; v = last->next) {
+	for (v = vma_next(mm, 0); v; v = next) {
 		bool file = v->name && v->name[0] != '[';
 
-		for (last = v; last->next && continues(last, last->next); last = last->next)
+		for (last = v; (next = vma_next(mm, last->end)) && continues(last, next); last = next)
 			;
 		/* As Linux, the offset is the file's, and 0 for anonymous memory. */
 		n += maps_line(buf + n, size - n, v->start, last->end, v->prot,

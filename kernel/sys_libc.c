@@ -6,6 +6,7 @@
 #include <ccos/mm.h>
 #include <ccos/random.h>
 #include <ccos/uaccess.h>
+#include <ccos/x86.h>
 
 /* ccos has one directory, the root, and every process works there. */
 long sys_getcwd(char __user *buf, unsigned long size)
@@ -46,18 +47,14 @@ long sys_getrandom(void __user *buf, size_t len, unsigned long flags)
 /* Every page of [addr, end) is in an area; MADV_DONTNEED also wants no file behind it. */
 static long madvise_range_ok(struct mm *mm, uint64_t addr, uint64_t end, bool dontneed)
 {
-	uint64_t va;
+	struct vma *v;
 
-	for (va = addr; va < end; va += PAGE_SIZE) {
-		struct vma *v = mm_find_vma(mm, va);
-
-		if (!v)
-			return -ENOMEM;
-		/* Linux would reread the file; ccos keeps no link to it: refuse, not lie. */
-		if (dontneed && v->name && v->name[0] != '[')
-			return -EINVAL;
-	}
-	return 0;
+	/* Linux would reread the file; ccos keeps no link to it: refuse, not lie. */
+	if (dontneed)
+		for_each_vma_in(v, mm, addr, end)
+			if (v->name && v->name[0] != '[')
+				return -EINVAL;
+	return mm_check_range(mm, addr, end);
 }
 
 /*
@@ -69,7 +66,7 @@ static long madvise_range_ok(struct mm *mm, uint64_t addr, uint64_t end, bool do
 long sys_madvise(uint64_t addr, size_t len, long advice)
 {
 	struct mm *mm = current()->mm;
-	uint64_t va, end = ALIGN_UP(addr + len, PAGE_SIZE);
+	uint64_t va, *pte, end = ALIGN_UP(addr + len, PAGE_SIZE);
 	long err;
 
 	if (addr % PAGE_SIZE || end < addr || end > USER_TOP || advice < 0)
@@ -77,11 +74,11 @@ long sys_madvise(uint64_t addr, size_t len, long advice)
 	err = madvise_range_ok(mm, addr, end, advice == MADV_DONTNEED);
 	if (err || advice != MADV_DONTNEED)
 		return err;
-	for (va = addr; va < end; va += PAGE_SIZE) {
-		uint64_t *pte = pte_lookup(mm->pml4, va, false);
-
-		if (pte && (*pte & PTE_ADDR) && !(*pte & PTE_SHARED))
+	for (va = addr; (pte = pte_next(mm->pml4, &va, end)); va += PAGE_SIZE) {
+		if ((*pte & PTE_ADDR) && !(*pte & PTE_SHARED))
 			memset(phys_to_virt(*pte & PTE_ADDR), 0, PAGE_SIZE);
+		if (!(va % (512 * PAGE_SIZE)))
+			irq_window();
 	}
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <ccos/errno.h>
 #include <ccos/lib.h>
 #include <ccos/uaccess.h>
+#include <ccos/x86.h>
 
 static bool range_ok(uint64_t addr, uint64_t len)
 {
@@ -31,7 +32,8 @@ long sys_mmap(uint64_t addr, uint64_t len, long prot, long flags, long fd, long 
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if (!range_ok(addr, len) || addr < 0x10000)
 			return -EINVAL;
-		if ((flags & MAP_FIXED_NOREPLACE) && mm_find_vma(mm, addr))
+		if ((flags & MAP_FIXED_NOREPLACE) && vma_next(mm, addr) &&
+		    vma_next(mm, addr)->start < addr + len)
 			return -EEXIST;
 	} else {
 		addr = mm_find_gap(mm, len);
@@ -71,11 +73,10 @@ long sys_brk(uint64_t brk)
 	if (brk < mm->brk_start || brk > mm->brk_start + BRK_MAX)
 		return mm->brk;
 	if (new_top > old_top) {
-		uint64_t va;
+		struct vma *next = vma_next(mm, old_top);
 
-		for (va = old_top; va < new_top; va += PAGE_SIZE)
-			if (mm_find_vma(mm, va))
-				return mm->brk;		/* would run into a mapping */
+		if (next && next->start < new_top)
+			return mm->brk;		/* would run into a mapping */
 		if (mm_map(mm, old_top, new_top - old_top, PROT_READ | PROT_WRITE, "[heap]"))
 			return mm->brk;
 	} else if (new_top < old_top) {
@@ -85,7 +86,12 @@ long sys_brk(uint64_t brk)
 	return brk;
 }
 
-/* Read another process's memory (itself or a child, as ptrace rules allow). */
+/*
+ * Read another process's memory (itself or a child, as ptrace rules allow).
+ * As Linux, the count of bytes read up to the first page that cannot be
+ * read or written, and -EFAULT only when that is the first: no piece
+ * crosses a page on either side.
+ */
 long sys_process_vm_readv(long pid, const struct iovec __user *local, unsigned long nlocal,
 			  const struct iovec __user *remote, unsigned long nremote,
 			  unsigned long flags)
@@ -109,6 +115,9 @@ long sys_process_vm_readv(long pid, const struct iovec __user *local, unsigned l
 	while (li < nlocal && ri < nremote) {
 		size_t n = MIN(MIN(l.iov_len, r.iov_len), sizeof(buf));
 
+		n = MIN(n, PAGE_SIZE - (uint64_t)r.iov_base % PAGE_SIZE);
+		n = MIN(n, PAGE_SIZE - (uint64_t)l.iov_base % PAGE_SIZE);
+
 		if (n && copy_from_mm_or_gate(p->mm, buf, (uint64_t)r.iov_base, n))
 			return total ? total : -EFAULT;
 		if (n && copy_to_user(l.iov_base, buf, n))
@@ -122,6 +131,7 @@ long sys_process_vm_readv(long pid, const struct iovec __user *local, unsigned l
 			return total ? total : -EFAULT;
 		if (!r.iov_len && ++ri < nremote && copy_from_user(&r, &remote[ri], sizeof(r)))
 			return total ? total : -EFAULT;
+		irq_window();
 	}
 	return total;
 }

@@ -5,6 +5,7 @@
 #include <ccos/errno.h>
 #include <ccos/lib.h>
 #include <ccos/printk.h>
+#include <ccos/x86.h>
 
 #define MMAP_TOP	0x00007f0000000000ul	/* mmap areas grow down from here */
 #define MMAP_BOTTOM	0x0000000010000000ul
@@ -38,16 +39,6 @@ struct mm *mm_create(void)
 	return mm;
 }
 
-static void free_vmas(struct vma *v)
-{
-	while (v) {
-		struct vma *next = v->next;
-
-		kfree(v);
-		v = next;
-	}
-}
-
 void mm_release(struct mm *mm)
 {
 	if (--mm->refs)
@@ -55,77 +46,62 @@ void mm_release(struct mm *mm)
 	if (read_cr3_is(mm->pml4))
 		switch_address_space(kernel_pml4);
 	free_address_space(mm->pml4);
-	free_vmas(mm->vmas);
+	vma_free_all(mm);
 	kfree(mm);
 }
 
-struct vma *mm_find_vma(struct mm *mm, uint64_t addr)
-{
-	struct vma *v;
-
-	for (v = mm->vmas; v; v = v->next)
-		if (addr >= v->start && addr < v->end)
-			return v;
-	return NULL;
-}
-
-static void insert_vma(struct mm *mm, struct vma *n)
-{
-	struct vma **pp = &mm->vmas;
-
-	while (*pp && (*pp)->start < n->start)
-		pp = &(*pp)->next;
-	n->next = *pp;
-	*pp = n;
-}
-
 /*
- * Cut [start, end) out of every area, splitting one that straddles it;
- * with keep, the cut-out pieces become their own areas (for mprotect).
+ * Make [s, e), which lies in v, an area of its own, splitting off the
+ * parts of v below and above it; the area, or NULL (out of memory, and
+ * nothing changed).
  */
-static int carve(struct mm *mm, uint64_t start, uint64_t end, int new_prot, bool keep)
+static struct vma *isolate(struct mm *mm, struct vma *v, uint64_t s, uint64_t e)
 {
-	struct vma **pp = &mm->vmas, *v;
+	struct vma *below = NULL, *above = NULL;
 
-	while ((v = *pp)) {
-		uint64_t s = MAX(v->start, start), e = MIN(v->end, end);
-		struct vma *tail;
-
-		if (s >= e) {
-			pp = &v->next;
-			continue;
-		}
-		if (e < v->end) {		/* keep the part above */
-			if (!(tail = kmalloc(sizeof(*tail))))
-				return -ENOMEM;
-			*tail = *v;
-			tail->start = e;
-			tail->offset += e - v->start;
-			v->end = e;
-			v->next = tail;
-		}
-		if (s > v->start) {		/* keep the part below */
-			struct vma *mid = kmalloc(sizeof(*mid));
-
-			if (!mid)
-				return -ENOMEM;
-			*mid = *v;
-			mid->start = s;
-			mid->offset += s - v->start;
-			v->end = s;
-			v->next = mid;
-			pp = &v->next;
-			continue;
-		}
-		if (keep) {			/* v is now exactly [s, e) */
-			v->prot = new_prot;
-			pp = &v->next;
-		} else {
-			*pp = v->next;
-			kfree(v);
-		}
+	if ((s > v->start && !(below = kmalloc(sizeof(*below)))) ||
+	    (e < v->end && !(above = kmalloc(sizeof(*above))))) {
+		kfree(below);
+		return NULL;
 	}
-	return 0;
+	vma_remove(mm, v);
+	if (below) {
+		*below = *v;
+		below->end = s;
+		vma_insert(mm, below);
+	}
+	if (above) {
+		*above = *v;
+		above->start = e;
+		above->offset += e - v->start;
+		vma_insert(mm, above);
+	}
+	v->offset += s - v->start;
+	v->start = s;
+	v->end = e;
+	vma_insert(mm, v);
+	return v;
+}
+
+static void flush_if_current(struct mm *mm, uint64_t va)
+{
+	if (read_cr3_is(mm->pml4))
+		__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
+}
+
+/* Clear the entries of [s, e), freeing their frames unless shared. */
+static void unmap_pages(struct mm *mm, uint64_t s, uint64_t e)
+{
+	uint64_t va = s, *pte;
+
+	for (; (pte = pte_next(mm->pml4, &va, e)); va += PAGE_SIZE) {
+		if (!(*pte & PTE_ADDR))
+			continue;
+		if (!(*pte & PTE_SHARED))
+			frame_free(*pte & PTE_ADDR);
+		*pte = 0;
+		flush_if_current(mm, va);
+	}
 }
 
 /*
@@ -140,25 +116,29 @@ int mm_map_shared(struct mm *mm, uint64_t start, uint64_t phys, size_t npages, i
 {
 	struct vma *v;
 	size_t i;
+	int err;
 
 	if (prot & PROT_WRITE)
 		return -EINVAL;
 	if (!(v = kzalloc(sizeof(*v))))
 		return -ENOMEM;
-	mm_unmap(mm, start, npages * PAGE_SIZE);
+	if ((err = mm_unmap(mm, start, npages * PAGE_SIZE))) {
+		kfree(v);
+		return err;
+	}
 	for (i = 0; i < npages; i++) {
 		uint64_t *pte = pte_lookup(mm->pml4, start + i * PAGE_SIZE, true);
 
 		if (!pte) {
 			kfree(v);
-			mm_unmap(mm, start, i * PAGE_SIZE);
+			unmap_pages(mm, start, start + i * PAGE_SIZE);
 			return -ENOMEM;
 		}
 		*pte = (phys + i * PAGE_SIZE) | prot_to_pte(prot) | PTE_SHARED;
 	}
 	*v = (struct vma){ .start = start, .end = start + npages * PAGE_SIZE, .prot = prot,
-			   .name = name };
-	insert_vma(mm, v);
+			   .name = name, .shared = true };
+	vma_insert(mm, v);
 	return 0;
 }
 
@@ -167,10 +147,14 @@ int mm_map(struct mm *mm, uint64_t start, uint64_t len, int prot, const char *na
 {
 	struct vma *v = kzalloc(sizeof(*v));
 	uint64_t va;
+	int err;
 
 	if (!v)
 		return -ENOMEM;
-	mm_unmap(mm, start, len);
+	if ((err = mm_unmap(mm, start, len))) {
+		kfree(v);
+		return err;
+	}
 	for (va = start; va < start + len; va += PAGE_SIZE) {
 		uint64_t frame = frame_alloc(), *pte;
 
@@ -178,37 +162,51 @@ int mm_map(struct mm *mm, uint64_t start, uint64_t len, int prot, const char *na
 			if (frame)
 				frame_free(frame);
 			kfree(v);
-			mm_unmap(mm, start, va - start);
+			unmap_pages(mm, start, va);
 			return -ENOMEM;
 		}
 		*pte = frame | prot_to_pte(prot);
 	}
 	*v = (struct vma){ .start = start, .end = start + len, .prot = prot, .name = name };
-	insert_vma(mm, v);
+	vma_insert(mm, v);
 	return 0;
 }
 
-static void flush_if_current(struct mm *mm, uint64_t va)
-{
-	if (read_cr3_is(mm->pml4))
-		__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
-}
-
+/*
+ * Only the areas that meet the range are visited, and within them only
+ * the page tables that exist: the cost is what is mapped, however long
+ * the range. Between two areas the tick may come in.
+ */
 int mm_unmap(struct mm *mm, uint64_t start, uint64_t len)
 {
-	uint64_t va;
+	uint64_t end = start + len;
+	struct vma *v;
 
-	for (va = start; va < start + len; va += PAGE_SIZE) {
-		uint64_t *pte = pte_lookup(mm->pml4, va, false);
+	while ((v = vma_next(mm, start)) && v->start < end) {
+		uint64_t s = MAX(v->start, start), e = MIN(v->end, end);
 
-		if (pte && (*pte & PTE_ADDR)) {
-			if (!(*pte & PTE_SHARED))
-				frame_free(*pte & PTE_ADDR);
-			*pte = 0;
-			flush_if_current(mm, va);
-		}
+		if (!(v = isolate(mm, v, s, e)))
+			return -ENOMEM;
+		unmap_pages(mm, s, e);
+		vma_remove(mm, v);
+		kfree(v);
+		irq_window();
 	}
-	return carve(mm, start, start + len, 0, false);
+	return 0;
+}
+
+/* 0 if every page of [start, end) lies in an area; else -ENOMEM, as Linux. */
+int mm_check_range(struct mm *mm, uint64_t start, uint64_t end)
+{
+	struct vma *v;
+	uint64_t covered = start;
+
+	for_each_vma_in(v, mm, start, end) {
+		if (v->start > covered)
+			return -ENOMEM;
+		covered = v->end;
+	}
+	return covered < end ? -ENOMEM : 0;
 }
 
 /*
@@ -219,88 +217,85 @@ int mm_unmap(struct mm *mm, uint64_t start, uint64_t len)
  */
 int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 {
-	uint64_t va;
+	uint64_t end = start + len, va, *pte;
+	struct vma *v;
+	int err = mm_check_range(mm, start, end);
 
-	for (va = start; va < start + len; va += PAGE_SIZE) {
-		uint64_t *pte = pte_lookup(mm->pml4, va, false);
-
-		if (!mm_find_vma(mm, va))
-			return -ENOMEM;
-		if ((prot & PROT_WRITE) && pte && (*pte & PTE_SHARED))
+	if (err)
+		return err;
+	for_each_vma_in(v, mm, start, end)
+		if (v->shared && (prot & PROT_WRITE))
 			return -EACCES;
-	}
-	for (va = start; va < start + len; va += PAGE_SIZE) {
-		uint64_t *pte = pte_lookup(mm->pml4, va, false);
+	for_each_vma_in(v, mm, start, end) {
+		uint64_t s = MAX(v->start, start), e = MIN(v->end, end);
 
-		if (pte && (*pte & PTE_ADDR)) {
+		if (!(v = isolate(mm, v, s, e)))
+			return -ENOMEM;
+		v->prot = prot;
+		for (va = s; (pte = pte_next(mm->pml4, &va, e)); va += PAGE_SIZE) {
+			if (!(*pte & PTE_ADDR))
+				continue;
 			*pte = (*pte & (PTE_ADDR | PTE_SHARED)) | prot_to_pte(prot);
 			flush_if_current(mm, va);
 		}
+		irq_window();
 	}
-	return carve(mm, start, start + len, prot, true);
+	return 0;
 }
 
 /* The highest free range of len bytes below MMAP_TOP, or 0. */
 uint64_t mm_find_gap(struct mm *mm, uint64_t len)
 {
-	uint64_t top = MMAP_TOP;
-	struct vma *v;
-	bool moved = true;
+	return vma_find_gap(mm, MMAP_BOTTOM, MMAP_TOP, len);
+}
 
-	while (moved && top - len >= MMAP_BOTTOM) {
-		moved = false;
-		for (v = mm->vmas; v; v = v->next) {
-			if (v->start < top && v->end > top - len) {
-				top = v->start;
-				moved = true;
-			}
+/* Give the pages of [s, e) of old to mm: copies of their frames, or the same shared frame. */
+static int copy_pages(struct mm *mm, struct mm *old, uint64_t s, uint64_t e)
+{
+	uint64_t va = s, *src, *dst, frame;
+
+	for (; (src = pte_next(old->pml4, &va, e)); va += PAGE_SIZE) {
+		if (!(*src & PTE_ADDR))
+			continue;
+		if (*src & PTE_SHARED) {
+			if (!(dst = pte_lookup(mm->pml4, va, true)))
+				return -ENOMEM;
+			*dst = *src;
+			continue;
 		}
+		if (!(frame = frame_alloc()))
+			return -ENOMEM;
+		if (!(dst = pte_lookup(mm->pml4, va, true))) {
+			frame_free(frame);
+			return -ENOMEM;
+		}
+		memcpy(phys_to_virt(frame), phys_to_virt(*src & PTE_ADDR), PAGE_SIZE);
+		*dst = frame | (*src & ~PTE_ADDR);
 	}
-	return top - len >= MMAP_BOTTOM ? top - len : 0;
+	return 0;
 }
 
 /* fork: the same areas, each page copied into a frame of its own (shared frames: shared). */
 struct mm *mm_copy(struct mm *old)
 {
 	struct mm *mm = mm_create();
-	struct vma *v, **tail;
-	uint64_t va;
+	struct vma *v;
 
 	if (!mm)
 		return NULL;
 	mm->brk_start = old->brk_start;
 	mm->brk = old->brk;
 	mm->vdso_base = old->vdso_base;
-	tail = &mm->vmas;
-	for (v = old->vmas; v; v = v->next) {
+	for_each_vma_in(v, old, 0, USER_TOP) {
 		struct vma *n = kmalloc(sizeof(*n));
 
 		if (!n)
 			goto fail;
 		*n = *v;
-		n->next = NULL;
-		*tail = n;
-		tail = &n->next;
-		for (va = v->start; va < v->end; va += PAGE_SIZE) {
-			uint64_t *src = pte_lookup(old->pml4, va, false), *dst, frame;
-
-			if (!src || !(*src & PTE_ADDR))
-				continue;
-			if (*src & PTE_SHARED) {
-				if (!(dst = pte_lookup(mm->pml4, va, true)))
-					goto fail;
-				*dst = *src;
-				continue;
-			}
-			if (!(frame = frame_alloc()))
-				goto fail;
-			if (!(dst = pte_lookup(mm->pml4, va, true))) {
-				frame_free(frame);
-				goto fail;
-			}
-			memcpy(phys_to_virt(frame), phys_to_virt(*src & PTE_ADDR), PAGE_SIZE);
-			*dst = frame | (*src & ~PTE_ADDR);
-		}
+		vma_insert(mm, n);
+		if (copy_pages(mm, old, v->start, v->end))
+			goto fail;
+		irq_window();
 	}
 	return mm;
 fail:

@@ -64,6 +64,33 @@ uint64_t *pte_lookup(uint64_t pml4, uint64_t virt, bool create)
 	return walk(pml4, virt, 0, create, 0);
 }
 
+/*
+ * The first entry a page table holds for a page of [*va, end), with *va
+ * moved to that page; NULL if there is none. A missing table is stepped
+ * over at the level it is missing (512 GiB, 1 GiB or 2 MiB at a time), so
+ * a walk costs what is mapped, not the length of the range.
+ */
+uint64_t *pte_next(uint64_t pml4, uint64_t *va, uint64_t end)
+{
+	while (*va < end) {
+		uint64_t *t = phys_to_virt(pml4), span;
+		int l;
+
+		for (l = 3; l > 0; l--) {
+			uint64_t e = t[(*va >> (12 + 9 * l)) & 511];
+
+			if (!(e & PTE_P) || (e & PTE_PS))
+				break;
+			t = table(e);
+		}
+		if (!l)
+			return &t[(*va >> 12) & 511];
+		span = 1ul << (12 + 9 * l);
+		*va = ALIGN_DOWN(*va, span) + span;
+	}
+	return NULL;
+}
+
 uint64_t *walk_pte(uint64_t pml4, uint64_t virt)
 {
 	uint64_t *pte = walk(pml4, virt, 0, false, 0);
@@ -144,6 +171,8 @@ static void free_level(uint64_t t, int level)
 			frame_free(e[i] & PTE_ADDR);
 	}
 	frame_free(t);
+	if (level == 0)
+		irq_window();	/* at most 512 pages freed between two */
 }
 
 void free_address_space(uint64_t pml4)

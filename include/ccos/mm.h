@@ -51,6 +51,7 @@ int unmap_page(uint64_t pml4, uint64_t virt);
 int protect_page(uint64_t pml4, uint64_t virt, uint64_t flags);
 uint64_t *walk_pte(uint64_t pml4, uint64_t virt);	/* NULL if not mapped */
 uint64_t *pte_lookup(uint64_t pml4, uint64_t virt, bool create);
+uint64_t *pte_next(uint64_t pml4, uint64_t *va, uint64_t end);
 uint64_t new_address_space(void);		/* kernel half shared, user half empty */
 void free_address_space(uint64_t pml4);
 void switch_address_space(uint64_t pml4);

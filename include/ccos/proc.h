@@ -18,13 +18,19 @@ struct vma {
 	int prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC */
 	const char *name;	/* a path, "[heap]", "[stack]", or NULL */
 	uint64_t offset;	/* in the file, for ELF segments */
-	struct vma *next;	/* sorted by address */
+	bool shared;		/* kernel-owned frames (the vDSO): never written */
+	/* The tree of areas (kernel/vma.c): children, height, and of the subtree: */
+	struct vma *left, *right;
+	int height;
+	uint64_t lo, hi;	/* the lowest start and the highest end */
+	uint64_t gap;		/* the largest hole between two of its areas */
 };
 
 /* An address space: page tables and the areas in them. */
 struct mm {
 	uint64_t pml4;
-	struct vma *vmas;
+	struct vma *vmas;	/* the root of the tree of areas */
+	size_t nr_vmas;
 	uint64_t brk_start, brk;
 	uint64_t vdso_base;
 	int refs;
@@ -105,12 +111,23 @@ int mm_map_shared(struct mm *mm, uint64_t start, uint64_t phys, size_t npages, i
 		  const char *name);
 int mm_unmap(struct mm *mm, uint64_t start, uint64_t len);
 int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot);
+int mm_check_range(struct mm *mm, uint64_t start, uint64_t end);
 uint64_t mm_find_gap(struct mm *mm, uint64_t len);
-struct vma *mm_find_vma(struct mm *mm, uint64_t addr);
 int copy_to_mm(struct mm *mm, uint64_t va, const void *src, size_t n);
 int copy_from_mm(struct mm *mm, void *dst, uint64_t va, size_t n);
 int copy_from_mm_or_gate(struct mm *mm, void *dst, uint64_t va, size_t n);
 uint64_t prot_to_pte(int prot);
+
+/* kernel/vma.c: the areas, by address */
+void vma_insert(struct mm *mm, struct vma *v);
+void vma_remove(struct mm *mm, struct vma *v);
+struct vma *vma_next(struct mm *mm, uint64_t addr);	/* the first area ending above addr */
+struct vma *mm_find_vma(struct mm *mm, uint64_t addr);	/* the area holding addr, or NULL */
+uint64_t vma_find_gap(struct mm *mm, uint64_t lo, uint64_t hi, uint64_t len);
+void vma_free_all(struct mm *mm);
+/* Each area that meets [from, to), in order; the body may split v, not free it. */
+#define for_each_vma_in(v, mm, from, to) \
+	for ((v) = vma_next((mm), (from)); (v) && (v)->start < (to); (v) = vma_next((mm), (v)->end))
 
 /* arch/x86/vdso: map the vDSO into a new address space (AT_SYSINFO_EHDR) */
 void vdso_init(void);
