@@ -37,8 +37,10 @@ static const char *check_header(const Elf64_Ehdr *eh, size_t size)
 		return "not an x86-64 program (e_machine)";
 	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
 		return "neither ET_EXEC nor ET_DYN";
-	if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum == 0 || eh->e_phnum > 64)
-		return "bad program header size or count";
+	if (eh->e_phentsize != sizeof(Elf64_Phdr))
+		return "program header entries are not 56 bytes (e_phentsize)";
+	if (eh->e_phnum == 0 || eh->e_phnum > 64)
+		return "no program headers, or more than 64 (e_phnum)";
 	if (add_overflows(eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr), &end) ||
 	    end > size)
 		return "program headers past the end of the file";
@@ -54,8 +56,10 @@ static const char *check_segment(const Elf64_Phdr *ph, uint64_t base, size_t siz
 	if (add_overflows(ph->p_offset, ph->p_filesz, &end) || end > size)
 		return "a segment reaches past the end of the file (truncated?)";
 	if (add_overflows(base, ph->p_vaddr, &start) || add_overflows(start, ph->p_memsz, &end) ||
-	    end > USER_TOP || start < MIN_ADDR)
+	    end > USER_TOP)
 		return "a segment lies outside user space";
+	if (start < MIN_ADDR)
+		return "a segment lies below 0x10000, where nothing may be mapped";
 	/* As for mmap, the file's bytes must sit at the same place in their page. */
 	if (ph->p_filesz && (ph->p_offset - ph->p_vaddr) % PAGE_SIZE)
 		return "a segment's file offset and address differ within a page (p_offset vs p_vaddr)";

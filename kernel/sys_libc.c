@@ -44,17 +44,21 @@ long sys_getrandom(void __user *buf, size_t len, unsigned long flags)
 
 #define MADV_DONTNEED	4
 
-/* Every page of [addr, end) is in an area; MADV_DONTNEED also wants no file behind it. */
+/* Every page of [addr, end) is in an area (else -ENOMEM); MADV_DONTNEED also wants no file behind it. */
 static long madvise_range_ok(struct mm *mm, uint64_t addr, uint64_t end, bool dontneed)
 {
+	uint64_t covered = addr;
 	struct vma *v;
 
-	/* Linux would reread the file; ccos keeps no link to it: refuse, not lie. */
-	if (dontneed)
-		for_each_vma_in(v, mm, addr, end)
-			if (v->name && v->name[0] != '[')
-				return -EINVAL;
-	return mm_check_range(mm, addr, end);
+	for_each_vma_in(v, mm, addr, end) {
+		if (v->start > covered)
+			return -ENOMEM;
+		/* Linux would reread the file; ccos keeps no link to it: refuse, not lie. */
+		if (dontneed && v->name && v->name[0] != '[')
+			return -EINVAL;
+		covered = v->end;
+	}
+	return covered < end ? -ENOMEM : 0;
 }
 
 /*

@@ -196,7 +196,7 @@ int mm_unmap(struct mm *mm, uint64_t start, uint64_t len)
 }
 
 /* 0 if every page of [start, end) lies in an area; else -ENOMEM, as Linux. */
-int mm_check_range(struct mm *mm, uint64_t start, uint64_t end)
+static int check_range(struct mm *mm, uint64_t start, uint64_t end)
 {
 	struct vma *v;
 	uint64_t covered = start;
@@ -219,7 +219,7 @@ int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 {
 	uint64_t end = start + len, va, *pte;
 	struct vma *v;
-	int err = mm_check_range(mm, start, end);
+	int err = check_range(mm, start, end);
 
 	if (err)
 		return err;

@@ -1,11 +1,25 @@
-/* proctest: exec refuses malformed ELF files, processes leak nothing, limits are errors. */
+/* proctest: exec refuses malformed ELF files and runs odd ones, processes leak nothing, limits are errors. */
 #include "testutil.h"
 
-/* The files tools/mkbadelf makes, each added as module /bin/bad-NAME. */
+/* The files tools/mkbadelf makes, each added as module /bin/bad-NAME: exec refuses them. */
 static const char *const bad_files[] = {
 	"magic", "class32", "bigendian", "machine", "type-rel", "phoff-past-end",
 	"truncated", "kernel-half", "wrapping", "filesz-gt-memsz", "overlap", "wx",
-	"huge", "text", "empty",
+	"huge", "text", "empty", "truncated-header", "phnum0", "phnum-huge", "phentsize",
+	"no-load", "interp", "vaddr-zero", "noncanonical", "vsyscall-page",
+	"offset-past-end", "offset-unaligned", "overlap-bss",
+};
+
+/* And /bin/odd-NAME, legal but unusual: each runs as on Linux, to exit 42 or to a signal. */
+static const struct {
+	const char *name;
+	int exit_code, signal;
+} odd_files[] = {
+	{ "memsz0-after-text", 42 },
+	{ "memsz0-inside-text", 42 },
+	{ "memsz0-unaligned", 42 },
+	{ "memsz0-alone", 0, SIGSEGV },		/* nothing mapped at the entry */
+	{ "bss-alone", 42 },
 };
 
 /* execve in a child: its exit code is -errno, or 100 if exec succeeded. */
@@ -27,6 +41,16 @@ static int test_bad_elf(void)
 	if (WEXITSTATUS(status) != ENOEXEC)
 		return ktap_fail("execve returned %d, expected -ENOEXEC (-8)", -WEXITSTATUS(status));
 	return 1;
+}
+
+static size_t odd;	/* the odd_files entry of the case that runs */
+
+static int test_odd_elf(void)
+{
+	int status = run_in_child(exec_child, bad_path);
+
+	return odd_files[odd].signal ? expect_signal(status, odd_files[odd].signal, bad_path) :
+				       expect_exit(status, odd_files[odd].exit_code, bad_path);
 }
 
 /* MemFree from /proc/meminfo, in kB, or -1. */
@@ -129,11 +153,16 @@ int main(int argc, char **argv, char **envp)
 	size_t i;
 
 	(void)argc, (void)argv, (void)envp;
-	ktap_plan(ARRAY_SIZE(bad_files) + ARRAY_SIZE(tests));
+	ktap_plan(ARRAY_SIZE(bad_files) + ARRAY_SIZE(odd_files) + ARRAY_SIZE(tests));
 	for (i = 0; i < ARRAY_SIZE(bad_files); i++) {
 		snprintf(bad_path, sizeof(bad_path), "/bin/bad-%s", bad_files[i]);
 		snprintf(name, sizeof(name), "execve %s refused with ENOEXEC", bad_path);
 		run_case(name, test_bad_elf, 0);
+	}
+	for (odd = 0; odd < ARRAY_SIZE(odd_files); odd++) {
+		snprintf(bad_path, sizeof(bad_path), "/bin/odd-%s", odd_files[odd].name);
+		snprintf(name, sizeof(name), "execve %s runs", bad_path);
+		run_case(name, test_odd_elf, 0);
 	}
 	for (i = 0; i < ARRAY_SIZE(tests); i++)
 		run_case(tests[i].name, tests[i].run, 0);

@@ -100,6 +100,24 @@ static int test_process_vm_readv(void)
 		      -EFAULT, "process_vm_readv(kernel address)");
 }
 
+/* As Linux: the bytes before the first page that cannot be read, however long the range. */
+static int test_process_vm_readv_partial(void)
+{
+	char *p = map_pages(2), buf[300];
+	struct iovec local = { buf, sizeof(buf) }, remote = { p + PAGE_SIZE - 100, 300 };
+	struct iovec huge_local = { buf, 1UL << 46 }, huge_remote = { p + PAGE_SIZE - 100, 1UL << 46 };
+
+	memset(p + PAGE_SIZE - 100, 'x', 100);
+	munmap(p + PAGE_SIZE, PAGE_SIZE);
+	if (!expect(process_vm_readv(getpid(), &local, 1, &remote, 1, 0), 100,
+		    "process_vm_readv of 100 readable bytes then a hole") ||
+	    !expect(process_vm_readv(getpid(), &huge_local, 1, &huge_remote, 1, 0), 100,
+		    "process_vm_readv of 100 readable bytes then 64 TiB"))
+		return 0;
+	if (buf[0] != 'x' || buf[99] != 'x')
+		return ktap_fail("read %#x ... %#x, expected 'x'", buf[0], buf[99]);
+	return expect(munmap(p, PAGE_SIZE), 0, "munmap");
+}
 
 /* ---- the table ---- */
 
@@ -110,6 +128,7 @@ static const struct test tests[] = {
 	{ "writev_stdout", test_writev_stdout },
 	{ "ioctl_unknown", test_ioctl },
 	{ "process_vm_readv_self", test_process_vm_readv },
+	{ "process_vm_readv_partial", test_process_vm_readv_partial },
 };
 
 int main(int argc, char **argv, char **envp)

@@ -1,4 +1,4 @@
-/* sysmem: brk, mmap, munmap and mprotect, and a SIGSEGV handler that makes a page writable, as on Linux. */
+/* sysmem: brk, mmap, munmap and mprotect, their cost on huge ranges and many areas, and a SIGSEGV handler that makes a page writable. */
 #include "testutil.h"
 
 /* ---- memory ---- */
@@ -100,6 +100,106 @@ static int test_mprotect_segv(void)
 			     "write after mprotect(PROT_READ)");
 }
 
+/* ---- cost: what is mapped, not the length asked for ---- */
+
+#define HUGE_LEN	0x7fff00000000UL	/* 0x10000 up to near the stack */
+#define MMAP_TOP	0x7f0000000000UL	/* mmap areas lie below, the vDSO above */
+#define PROMPT_NS	(200 * MSEC)		/* microseconds now; minutes to hours before */
+#define NR_madvise	28
+#define MADV_DONTNEED	4
+#define NAREAS		16384
+
+/* 1 if t0 was less than PROMPT_NS ago; else 0, with the reason. */
+static int prompt(long t0, const char *what)
+{
+	long us = (now_ns() - t0) / 1000;
+
+	ktap_diag("%s: %ld us", what, us);
+	if (us * 1000 > PROMPT_NS)
+		return ktap_fail("%s took %ld ms, more than %ld ms", what, us / 1000,
+				 PROMPT_NS / MSEC);
+	return 1;
+}
+
+/* It takes the program's own pages too: the return to user mode faults. */
+static int unmap_everything(void *unused)
+{
+	(void)unused;
+	munmap((void *)0x10000, HUGE_LEN);
+	return 0;
+}
+
+static int test_munmap_all_prompt(void)
+{
+	long t0 = now_ns();
+
+	return expect_signal(run_in_child(unmap_everything, NULL), SIGSEGV,
+			     "munmap(0x10000, 0x7fff00000000)") &&
+	       prompt(t0, "fork, munmap of all user space, SIGSEGV, wait");
+}
+
+/* mprotect and madvise stop at the first hole, munmap skips what is absent. */
+static int test_huge_ranges_prompt(void)
+{
+	char *p = map_pages(2);
+	long t0 = now_ns();
+
+	return expect(mprotect((void *)0x10000, HUGE_LEN, PROT_READ), -ENOMEM,
+		      "mprotect(0x10000, 0x7fff00000000)") &&
+	       expect(mprotect(p, HUGE_LEN - (unsigned long)p, PROT_READ), -ENOMEM,
+		      "mprotect from a mapping to the top") &&
+	       expect(syscall3(NR_madvise, 0x10000, HUGE_LEN, MADV_DONTNEED), -ENOMEM,
+		      "madvise(0x10000, 0x7fff00000000, MADV_DONTNEED)") &&
+	       expect(munmap(p, MMAP_TOP - (unsigned long)p), 0,
+		      "munmap from a mapping to the top of the mmap area") &&
+	       prompt(t0, "two mprotects, a madvise and a munmap of 128 TiB");
+}
+
+/*
+ * 16,384 areas, alternately writable and read-only so that none could be
+ * merged, then one more mmap (a search for a hole) and one mprotect (a
+ * lookup and a split): each visits a few dozen areas, not all. The child
+ * exits with the number of the step that failed.
+ */
+static int many_areas(void *unused)
+{
+	char *p = mmap(NULL, NAREAS * PAGE_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *q;
+	long t0, i;
+
+	(void)unused;
+	if (IS_ERR_VALUE(p))
+		return 1;
+	for (i = 1; i < NAREAS; i += 2)
+		if (mprotect(p + i * PAGE_SIZE, PAGE_SIZE, PROT_READ))
+			return 2;
+	t0 = now_ns();
+	q = map_pages(1);
+	if (IS_ERR_VALUE(q) || !prompt(t0, "mmap among 16384 areas"))
+		return 3;
+	t0 = now_ns();
+	if (mprotect(p + NAREAS / 2 * PAGE_SIZE, PAGE_SIZE, PROT_NONE) ||
+	    !prompt(t0, "mprotect among 16384 areas"))
+		return 4;
+	return p[NAREAS / 2 * PAGE_SIZE - 1] != 0 ? 5 : 0;
+}
+
+static int test_many_areas_prompt(void)
+{
+	static const char *const steps[] = {
+		"", "mmap of 16384 pages failed", "mprotect of one page failed",
+		"mmap among 16384 areas failed or was slow (see above)",
+		"mprotect among 16384 areas failed or was slow (see above)",
+		"a page beside the PROT_NONE one is not zero",
+	};
+	int status = run_in_child(many_areas, NULL);
+
+	if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) &&
+	    WEXITSTATUS(status) < (int)ARRAY_SIZE(steps))
+		return ktap_fail("%s", steps[WEXITSTATUS(status)]);
+	return expect_exit(status, 0, "16384 areas");
+}
+
 /* ---- signals ---- */
 
 /*
@@ -189,6 +289,9 @@ static const struct test tests[] = {
 	{ "mmap_errors", test_mmap_errors },
 	{ "munmap_then_touch_sigsegv", test_munmap_segv },
 	{ "mprotect_then_write_sigsegv", test_mprotect_segv },
+	{ "munmap_all_user_space_is_prompt", test_munmap_all_prompt },
+	{ "huge_ranges_are_prompt", test_huge_ranges_prompt },
+	{ "mmap_mprotect_among_16384_areas_are_prompt", test_many_areas_prompt },
 	{ "sigsegv_handler_and_sigreturn", test_sigsegv_handler },
 };
 

@@ -111,7 +111,6 @@ int mm_map_shared(struct mm *mm, uint64_t start, uint64_t phys, size_t npages, i
 		  const char *name);
 int mm_unmap(struct mm *mm, uint64_t start, uint64_t len);
 int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot);
-int mm_check_range(struct mm *mm, uint64_t start, uint64_t end);
 uint64_t mm_find_gap(struct mm *mm, uint64_t len);
 int copy_to_mm(struct mm *mm, uint64_t va, const void *src, size_t n);
 int copy_from_mm(struct mm *mm, void *dst, uint64_t va, size_t n);

@@ -35,6 +35,9 @@ CONFIGS = [
     # words after -- reach init, which fails to run "a" and exits with 1.
     Config("badopts-bios", fw="bios", cmdline="vsyscall=bogus clocksource= frobnicate -- a b",
            status=1),
+    # A crafted ELF as init (tools/mkbadelf): a text segment, then one with
+    # p_memsz 0, which maps nothing; the program exits with 42.
+    Config("init-oddelf", fw="bios", init="build/bad/odd-memsz0-after-text", status=42),
     # The vsyscall page (test_vsyscall.py): user/vsyscalltest alone in each mode.
     # emulate under SeaBIOS and OVMF is init-bios and init-uefi above; the
     # qemu64 boots take the LSL path of getcpu (no RDTSCP), and without
