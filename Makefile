@@ -161,7 +161,7 @@ ISO_MODULES = $(if $(INIT),$(INIT):/bin/init,$(BUILD)/user/init.elf:/bin/init) \
 	      $(foreach p,$(filter-out $(BUILD)/user/init.elf,$(USER_PROGS)),$(p):/bin/$(basename $(notdir $(p)))) \
 	      $(foreach m,$(MODULES),$(m):/bin/$(basename $(notdir $(m))))
 
-# Malformed ELF files for the exec tests (user/proctest.c), as /bin/bad-NAME.
+# Crafted ELF files for the exec tests (user/proctest.c), as /bin/bad-NAME and /bin/odd-NAME.
 $(BUILD)/bad/.stamp: $(BUILD)/user/spin.elf tools/mkbadelf
 	$(Q)$(PYTHON) tools/mkbadelf $< $(BUILD)/bad && touch $@
 
