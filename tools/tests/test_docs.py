@@ -135,3 +135,31 @@ def test_readme_sample_boot_output(boot):
             i += 1
         assert i < len(lines), "README's sample line %r is not in the init-bios log (in order)" % p
         i += 1
+
+
+def transcript_problems(text):
+    """Where gdb transcripts disagree with one another (as pieces of two builds would).
+
+    Kernel addresses must agree over the whole page; user addresses within
+    a section (## heading), since sections may stop in different programs."""
+    bases, frames, problems = {}, {}, []
+    for n, section in enumerate(re.split(r"^## ", text, flags=re.M)):
+        def key(name, addr):
+            return (name, None if addr >= 0xffff800000000000 else n)
+        for addr, sym, off in re.findall(r"\b0x([0-9a-f]{6,16}) <([\w.]+)(?:\+(\d+|0x[0-9a-f]+))?>",
+                                         section):
+            base = int(addr, 16) - (int(off, 0) if off else 0)
+            if bases.setdefault(key(sym, base), base) != base:
+                problems.append("%s at %#x here, at %#x elsewhere" % (sym, base, bases[key(sym, base)]))
+        for addr, where in re.findall(r"#\d+ +0x([0-9a-f]+) in (\w+ \(.*?\) at [\w/.]+:\d+)", section):
+            where, addr = re.sub(r"\(.*?\)", "()", where), int(addr, 16)
+            if frames.setdefault(key(addr, addr), where) != where:
+                problems.append("%#x is %s here, %s elsewhere" % (addr, where, frames[key(addr, addr)]))
+    return problems
+
+
+def test_gdb_transcripts_come_from_one_build():
+    with open(os.path.join(ROOT, "docs", "gdb.md")) as f:
+        problems = transcript_problems(f.read())
+    assert not problems, "docs/gdb.md:\n  " + "\n  ".join(problems)
+    assert transcript_problems("0x400b6b <f+59>: call\n0x402b4d <f+61>: xor\n")

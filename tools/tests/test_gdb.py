@@ -120,6 +120,7 @@ break kmain
 continue
 echo @@@ kmain\\n
 print/x $pc
+bt
 break start_init
 continue
 echo @@@ idt-3\\n
@@ -167,6 +168,9 @@ def test_breakpoint_at_kmain(fw):
     # gdb puts a breakpoint on a function after its prologue: at most a few bytes in.
     assert 0 <= pc - int(m.group(1), 16) < 32, s.report("stopped at %#x, not in kmain" % pc)
     assert "Breakpoint 1, kmain (" in s.output, s.report("breakpoint 1 (kmain) not reported")
+    # docs/gdb.md: kmain was called from the 32-bit entry's higher-half code.
+    assert re.search(r"^#1  0x[0-9a-f]+ in higher_half\S* \(\) at boot/entry\.asm:\d+$",
+                     s.step("kmain"), re.MULTILINE), s.report("bt at kmain does not reach boot/entry.asm")
 
 
 @pytest.mark.parametrize("vector,dpl", [(3, 3), (14, 0)], ids=["int3", "page-fault"])
@@ -183,6 +187,13 @@ def test_idt_page_fault_handler():
     s = session("bios")
     assert re.search(r"-> page_fault$", s.step("idt-14"), re.MULTILINE), \
         s.report("ccos-idt 14 does not name page_fault as the C handler")
+
+
+def test_idt_says_what_a_gate_without_handler_does():
+    """int3 has no C handler: trap_dispatch makes it SIGTRAP from user mode, a panic from the kernel."""
+    s = session("bios")
+    assert re.search(r"-> no C handler: SIGTRAP from user mode, a panic from the kernel$",
+                     s.step("idt-3"), re.MULTILINE), s.report("ccos-idt 3 does not say so")
 
 
 def test_idt_vsyscall_vector():
