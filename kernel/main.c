@@ -55,6 +55,7 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 	page_fault_init();
 	frame_init();
 	paging_init();
+	kernel_stacks_init();
 	vga_init();
 	fixmap_init();
 	print_boot_summary(&boot_info);

@@ -42,6 +42,18 @@ static bool map_kstack(struct process *p)
 	return true;
 }
 
+/* The process whose kernel stack lies right above the guard page holding addr, or NULL. */
+struct process *kstack_guard_owner(uint64_t addr)
+{
+	uint64_t off = addr - KSTACK_AREA;
+	struct process *p;
+
+	if (addr < KSTACK_AREA || off / KSTACK_SLOT >= NPROC || off % KSTACK_SLOT >= PAGE_SIZE)
+		return NULL;
+	p = &proc_table[off / KSTACK_SLOT];
+	return p->state != PROC_UNUSED ? p : NULL;
+}
+
 static void unmap_kstack(struct process *p)
 {
 	uint64_t off;

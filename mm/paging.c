@@ -204,7 +204,6 @@ void *ioremap(uint64_t phys, size_t size)
 
 extern char _text[], _etext[], _rodata[], _erodata[], _data[], _edata[], _kernel_end[];
 extern char __ro_after_init_start[], __ro_after_init_end[];
-extern char boot_stack_guard[];
 
 static void map_kernel_range(const char *start, const char *end, uint64_t flags)
 {
@@ -363,8 +362,7 @@ void paging_init(void)
 	/* W^X: text read+execute, rodata read-only, data read-write; never both. */
 	map_kernel_range(_text, _etext, 0);
 	map_kernel_range(_rodata, _erodata, PTE_NX);
-	map_kernel_range(_data, boot_stack_guard, PTE_W | PTE_NX);
-	map_kernel_range(boot_stack_guard + PAGE_SIZE, _edata, PTE_W | PTE_NX);
+	map_kernel_range(_data, _edata, PTE_W | PTE_NX);	/* kernel_stacks_init unmaps the guards */
 	map_kernel_range(_edata, _kernel_end, PTE_NX);
 
 	write_cr3(kernel_pml4);

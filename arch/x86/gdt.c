@@ -1,4 +1,4 @@
-/* The GDT (kernel and user segments, per-CPU segment) and the TSS with its IST stacks. */
+/* The GDT (kernel and user segments, per-CPU segment) and the TSS, which names the IST stacks. */
 #include <ccos/trap.h>
 #include <ccos/lib.h>
 #include <ccos/vsyscall.h>
@@ -15,8 +15,6 @@ struct tss {
 	uint16_t iomap_base;
 } __packed;
 
-#define IST_STACK_SIZE	8192
-static uint8_t ist_stacks[3][IST_STACK_SIZE] __aligned(16);
 static struct tss tss;
 
 /*
@@ -105,8 +103,8 @@ void gdt_init(void)
 	} __packed gdtr = { sizeof(gdt) - 1, (uint64_t)gdt };
 	int i;
 
-	for (i = 0; i < 3; i++)
-		tss.ist[i] = (uint64_t)ist_stacks[i] + IST_STACK_SIZE;
+	for (i = IST_DF; i < NR_FIXED_STACKS; i++)	/* ist[0] is IST 1 */
+		tss.ist[i - 1] = (uint64_t)kernel_stacks[i].top;
 	tss.iomap_base = sizeof(tss);	/* no I/O bitmap: ring 3 gets no ports */
 	set_tss_descriptor();
 

@@ -65,9 +65,9 @@ void idt_init(void)
 	for (v = 0; v < 256; v++)
 		set_gate(v, 0, 0);
 	/* Own stacks (TSS IST 1-3) where the current stack may be unusable. */
-	set_gate(X86_DF, 0, 1);
-	set_gate(X86_NMI, 0, 2);
-	set_gate(X86_MC, 0, 3);
+	set_gate(X86_DF, 0, IST_DF);
+	set_gate(X86_NMI, 0, IST_NMI);
+	set_gate(X86_MC, 0, IST_MC);
 	/* int3 is allowed from ring 3, so that user breakpoints give SIGTRAP. */
 	set_gate(X86_BP, 3, 0);
 	__asm__ volatile("lidt %0" : : "m"(idtr));

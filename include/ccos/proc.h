@@ -130,6 +130,7 @@ void vma_free_all(struct mm *mm);
 
 /* arch/x86/vdso: map the vDSO into a new address space (AT_SYSINFO_EHDR) */
 void vdso_init(void);
+struct process *kstack_guard_owner(uint64_t addr);
 int map_vdso(struct mm *mm);
 
 /* kernel/exec.c */

@@ -61,4 +61,19 @@ struct extable_entry {
 bool fixup_exception(struct trap_frame *tf);
 void kernel_fault(struct trap_frame *tf);
 
+/*
+ * The kernel's fixed stacks (arch/x86/stacks.c), each above an unmapped
+ * guard page; indexed by the IST number that the IDT gives #DF, NMI and
+ * #MC (idt.c), index 0 being the boot stack.
+ */
+enum { IST_DF = 1, IST_NMI = 2, IST_MC = 3, NR_FIXED_STACKS };
+
+struct kernel_stack {
+	const char *name;
+	uint8_t *guard;		/* the unmapped page right below the stack */
+	uint8_t *top;		/* the first byte above the stack */
+};
+extern const struct kernel_stack kernel_stacks[NR_FIXED_STACKS];
+void kernel_stacks_init(void);
+
 #endif

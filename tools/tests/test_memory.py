@@ -131,3 +131,13 @@ def test_boot_says_what_turned_read_only():
     b.expect(r"^paging: read-only in the image and the direct map: text, rodata and \d+ KiB "
              r"written at boot only \(GDT, IDT, vDSO\); [1-9]\d* 2 MiB pages? split$",
              "mark_ro_after_init's line, with the direct map's 2 MiB page split")
+
+
+@pytest.mark.parametrize("stack", ["boot", "#DF", "NMI", "#MC", "pid"])
+def test_stack_overflow_is_a_reported_double_fault(stack):
+    """The ktest every_kernel_stack_overflows_into_a_double_fault runs each stack dry; the #DF
+    handler names the stack whose guard page CR2 lies in (ktest-bios's log)."""
+    b = harness.boot("ktest-bios")
+    what = "the kernel stack of pid \\d+" if stack == "pid" else "the %s stack" % re.escape(stack)
+    b.expect(r"^double fault: kernel stack overflow: %s ran into its guard page at [0-9a-f]+ "
+             r"\(CR2 [0-9a-f]+\)$" % what, "the report of an overflow of the %s stack" % stack)

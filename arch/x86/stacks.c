@@ -1,0 +1,75 @@
+/* The kernel's fixed stacks (boot, #DF, NMI, #MC) above unmapped guard pages, and the double fault an overflow becomes. */
+#include <ccos/trap.h>
+#include <ccos/mm.h>
+#include <ccos/proc.h>
+#include <ccos/printk.h>
+#include <ccos/x86.h>
+
+/*
+ * A stack that overflows must not run silently into the memory below it.
+ * So every kernel stack lies above a guard page that stays unmapped: the
+ * first push below the stack is a page fault. The CPU cannot push the #PF
+ * frame either (same stack: #PF has no IST), and a fault while delivering
+ * a page fault is a double fault (SDM Vol. 3 §6.15, interrupt 8). #DF has
+ * a stack of its own (IST 1), so its handler runs, and CR2, which the
+ * undeliverable page fault set, says which guard page was hit. The three
+ * IST stacks have guard pages too: each is below the next one's guard,
+ * not below another stack or the TSS.
+ */
+#define IST_STACK_SIZE	(2 * PAGE_SIZE)
+
+static struct {
+	uint8_t guard[PAGE_SIZE];
+	uint8_t stack[IST_STACK_SIZE];
+} ist_stacks[3] __aligned(PAGE_SIZE);
+
+extern uint8_t boot_stack_guard[], boot_stack_top[];	/* boot/entry.asm */
+
+/* Indexed by IST number; 0 is the boot stack, which kmain runs on. */
+const struct kernel_stack kernel_stacks[NR_FIXED_STACKS] = {
+	{ "boot", boot_stack_guard, boot_stack_top },
+	[IST_DF] = { "#DF", ist_stacks[0].guard, ist_stacks[0].stack + IST_STACK_SIZE },
+	[IST_NMI] = { "NMI", ist_stacks[1].guard, ist_stacks[1].stack + IST_STACK_SIZE },
+	[IST_MC] = { "#MC", ist_stacks[2].guard, ist_stacks[2].stack + IST_STACK_SIZE },
+};
+
+static const struct kernel_stack *fixed_stack_of_guard(uint64_t addr)
+{
+	int i;
+
+	for (i = 0; i < NR_FIXED_STACKS; i++)
+		if (addr - (uint64_t)kernel_stacks[i].guard < PAGE_SIZE)
+			return &kernel_stacks[i];
+	return NULL;
+}
+
+/*
+ * Say which stack overflowed, if CR2 lies in a guard page; then the fault
+ * goes where every kernel fault goes (a ktest that expects it, or panic).
+ */
+static void double_fault(struct trap_frame *tf)
+{
+	uint64_t cr2 = read_cr2();
+	const struct kernel_stack *s = fixed_stack_of_guard(cr2);
+	struct process *p = kstack_guard_owner(cr2);
+
+	if (s)
+		printk(KERN_ERR "double fault: kernel stack overflow: the %s stack ran into its guard page at %lx (CR2 %lx)\n",
+		       s->name, (uint64_t)s->guard, cr2);
+	else if (p)
+		printk(KERN_ERR "double fault: kernel stack overflow: the kernel stack of pid %d ran into its guard page at %lx (CR2 %lx)\n",
+		       p->pid, p->kstack - PAGE_SIZE, cr2);
+	kernel_fault(tf);
+}
+
+/* After paging_init: unmap every guard page, and report double faults. */
+void kernel_stacks_init(void)
+{
+	int i;
+
+	for (i = 0; i < NR_FIXED_STACKS; i++)
+		if (unmap_page(kernel_pml4, (uint64_t)kernel_stacks[i].guard))
+			panic("stacks: the guard page of the %s stack at %p is not mapped",
+			      kernel_stacks[i].name, kernel_stacks[i].guard);
+	idt_set_handler(X86_DF, double_fault, 0);
+}
