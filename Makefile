@@ -203,6 +203,22 @@ test: setup-check
 	  $$py -m pytest $(if $(V),-v,-q) tools/tests --junitxml=$(BUILD)/test-results.xml; \
 	  status=$$?; $$py tools/summary $(BUILD)/test-results.xml || status=1; exit $$status
 
+# The course kit (docs/teaching.md): the labs in order, a lab's student
+# tree, grading (LAB= one lab; in a student tree, its own), hand-in.
+labs:
+	$(Q)$(PYTHON) tools/labs/labs list
+
+lab-tree:
+	$(Q)test -n "$(LAB)" -a -n "$(OUT)" || { echo "usage: make lab-tree LAB=name OUT=dir"; exit 1; }
+	$(Q)$(PYTHON) tools/labs/labs tree $(LAB) $(OUT)
+
+grade: setup-check
+	$(Q)$(MAKE) --no-print-directory all GRUB_TIMEOUT=0
+	$(Q)$(PYTHON) tools/labs/labs grade $(LAB)
+
+handin:
+	$(Q)$(PYTHON) tools/labs/labs handin $(LAB)
+
 bench: setup-check all
 	$(PYTHON) tools/bench
 
@@ -213,6 +229,7 @@ clean:
 	rm -rf $(BUILD) compile_commands.json
 
 FORCE:
-.PHONY: all user vdso iso run run-uefi debug test bench clean setup-check FORCE
+.PHONY: all user vdso iso run run-uefi debug test bench clean setup-check FORCE \
+	labs lab-tree grade handin
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -24,7 +24,6 @@ from concurrent.futures import ThreadPoolExecutor
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.path.join(ROOT, "build")
 TEST_DIR = os.path.join(BUILD, "test")
-KERNEL = os.path.join(BUILD, "kernel.elf")
 USER_DIR = os.path.join(BUILD, "user")
 BAD_DIR = os.path.join(BUILD, "bad")
 
@@ -58,6 +57,8 @@ class Config:
                                 # exactly when a KTAP result failed)
     timeout: float = 120        # seconds; TCG boots take 4 s (BIOS) to 8 s (UEFI) alone,
                                 # several times that on a loaded machine
+    tree: str = None            # the ccos tree whose build/ boots (a lab's student
+                                # tree, tools/labs); None: this one
 
     @property
     def full_cmdline(self):
@@ -69,17 +70,23 @@ def _in_root(path):
     return path if os.path.isabs(path) else os.path.join(ROOT, path)
 
 
+def build_dir(config):
+    """The build/ folder that a configuration boots from."""
+    return os.path.join(config.tree, "build") if config.tree else BUILD
+
+
 def iso_modules(config):
     """(file, module string) pairs, as the Makefile gives them to tools/mkiso:
     ISO_MODULES, then each file of build/bad/ (malformed ELF files) as /bin/NAME."""
-    init = _in_root(config.init) if config.init else os.path.join(USER_DIR, "init.elf")
+    user_dir = os.path.join(build_dir(config), "user")
+    init = _in_root(config.init) if config.init else os.path.join(user_dir, "init.elf")
     mods = [(init, "/bin/init")]
-    for elf in sorted(glob.glob(os.path.join(USER_DIR, "*.elf"))):
+    for elf in sorted(glob.glob(os.path.join(user_dir, "*.elf"))):
         if os.path.basename(elf) != "init.elf":
             mods.append((elf, "/bin/" + os.path.splitext(os.path.basename(elf))[0]))
     for m in config.modules:
         mods.append((_in_root(m), "/bin/" + os.path.splitext(os.path.basename(m))[0]))
-    for f in sorted(glob.glob(os.path.join(BAD_DIR, "*"))):
+    for f in sorted(glob.glob(os.path.join(build_dir(config), "bad", "*"))):
         mods.append((f, "/bin/" + os.path.basename(f)))
     return mods
 
@@ -315,7 +322,7 @@ def build_iso(config, workdir):
     """Build workdir/ccos.iso for config with tools/mkiso; return its path."""
     iso = os.path.join(workdir, "ccos.iso")
     cmd = [sys.executable, os.path.join(ROOT, "tools", "mkiso"), "--out", iso,
-           "--kernel", KERNEL, "--timeout", "0", "--mode", config.mode,
+           "--kernel", os.path.join(build_dir(config), "kernel.elf"), "--timeout", "0", "--mode", config.mode,
            "--cmdline", config.cmdline]
     for path, name in iso_modules(config):
         cmd += ["--module", "%s:%s" % (path, name)]
@@ -327,12 +334,14 @@ def build_iso(config, workdir):
 
 def run_boot(config):
     """Build and boot one configuration (no caching); never raises for a bad boot."""
-    workdir = os.path.join(TEST_DIR, config.name)
+    workdir = os.path.join(build_dir(config), "test", config.name)
     shutil.rmtree(workdir, ignore_errors=True)
     os.makedirs(workdir)
     log_path = os.path.join(workdir, "serial.log")
     boot = Boot(config, log_path=log_path)
-    missing = [p for p in (KERNEL, os.path.join(USER_DIR, "init.elf")) if not os.path.exists(p)]
+    missing = [p for p in (os.path.join(build_dir(config), "kernel.elf"),
+                           os.path.join(build_dir(config), "user", "init.elf"))
+               if not os.path.exists(p)]
     if missing:
         boot.problems = ["%s is missing: run `make` (or `make test`) first"
                          % ", ".join(os.path.relpath(p, ROOT) for p in missing)]

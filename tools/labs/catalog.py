@@ -1,0 +1,156 @@
+"""The labs in the order of the story, the boots their graders need, and their checks.
+
+Every check looks at behaviour from outside the student's code: the page
+tables as ptdump prints them, what a ring-3 program sees (the KTAP results
+of user/labcheck.c and user/vsyscalltest.c), the kernel's console lines. So
+any correct solution passes, not only the one in the full tree. A lab's
+grader must pass when every later lab is still a stub: a student tree has
+them so.
+"""
+import dataclasses
+
+from checks import answers, ktap, line, page, only_fixmap_user
+
+
+@dataclasses.dataclass(frozen=True)
+class BootSpec:
+    """One boot a grader needs: a vsyscall mode and the command line after it."""
+    mode: str
+    cmdline: str
+
+
+BOOTS = {
+    # The fixmap's pages, int $0xcc from ring 3, and the vsyscall page emulated.
+    "emulate": BootSpec("emulate", "ptdump -- /bin/labcheck /bin/vsyscalltest"),
+    # Calls into a page that is not there, emulated from the fetch fault.
+    "xonly": BootSpec("xonly", "-- /bin/vsyscalltest"),
+    # The TSC as the clock: its rate, the vvar page, the native page and the vDSO.
+    "native": BootSpec("native", "clocksource=tsc -- /bin/labcheck /bin/vsyscalltest"),
+    # No user-readable counter: the vDSO must fall back to the system call.
+    "jiffies": BootSpec("emulate", "clocksource=jiffies -- /bin/labcheck"),
+}
+
+VVAR = 0xffffffffff5ff000
+HPET = 0xffffffffff5fe000
+
+
+@dataclasses.dataclass(frozen=True)
+class Lab:
+    number: int
+    name: str
+    title: str
+    checks: tuple = ()          # empty: not graded yet (the handout says why)
+
+    @property
+    def slug(self):
+        return "%02d-%s" % (self.number, self.name)
+
+    @property
+    def handout(self):
+        return "docs/labs/%s.md" % self.slug
+
+    @property
+    def answers(self):
+        return "answers-%02d.txt" % self.number
+
+    @property
+    def boots(self):
+        return sorted({c.boot for c in self.checks if c.boot})
+
+    @property
+    def points(self):
+        return sum(c.points for c in self.checks)
+
+
+LABS = [
+    Lab(1, "fixmap", "the fixmap: the vvar page and the HPET page", (
+        page(20, "vvar page: user, read-only, no-execute", "emulate", VVAR,
+             user=True, rw=False, nx=True),
+        page(20, "HPET page: user, read-only, no-execute, uncached", "emulate", HPET,
+             user=True, rw=False, nx=True, pcd=True, pwt=True),
+        only_fixmap_user(10, "no other kernel-half page is user-accessible", "emulate"),
+        ktap(10, "ring 3 reads the vvar page; jiffies advance", "emulate", "fixmap_vvar_readable_jiffies_advance"),
+        ktap(10, "ring 3 cannot write the vvar page", "emulate", "fixmap_vvar_not_writable"),
+        ktap(10, "ring 3 cannot execute the vvar page", "emulate", "fixmap_vvar_not_executable"),
+        ktap(5, "ring 3 reads the HPET counter", "emulate", "fixmap_hpet_readable_counter_advances"),
+        ktap(5, "ring 3 cannot write the HPET page", "emulate", "fixmap_hpet_not_writable"),
+        ktap(5, "ring 3 cannot execute the HPET page", "emulate", "fixmap_hpet_not_executable"),
+        answers(5),
+    )),
+    Lab(2, "gate", "the 0xcc gate: int $0xcc from ring 3", (
+        ktap(30, "int $0xcc from ring 3 is not a #GP (the gate's DPL is 3)", "emulate",
+             "gate_0xcc_open_to_ring3"),
+        ktap(30, "int $0xcc arrives as vector 0xcc, error code 0, and kills with SIGSEGV", "emulate",
+             "gate_0xcc_reaches_its_handler"),
+        ktap(20, "int $0xcd from ring 3 is still a #GP", "emulate", "gate_0xcd_still_closed"),
+        ktap(15, "int3 from ring 3 is still SIGTRAP", "emulate", "gate_int3_still_sigtrap"),
+        answers(5),
+    )),
+    Lab(3, "emulate", "emulate_vsyscall: the checks, the call, the emulated ret", (
+        ktap(20, "gettimeofday at +0x000 is emulated", "emulate", "gettimeofday_between_syscalls"),
+        ktap(10, "time at +0x400 is emulated", "emulate", "time_matches_syscall"),
+        ktap(10, "getcpu at +0x800 is emulated", "emulate", "getcpu_matches_syscall"),
+        ktap(5, "every other offset of the page is harmless", "emulate", "call_every_offset"),
+        ktap(10, "a bad pointer: SIGSEGV, nothing written", "emulate",
+             "bad_pointers_sigsegv_nothing_written"),
+        ktap(10, "a bad stack: SIGSEGV", "emulate", "bad_stack_sigsegv"),
+        ktap(10, "strict seccomp: SIGKILL", "emulate", "seccomp_strict"),
+        ktap(10, "the warnings' format", "emulate", "warning_formats"),
+        line(5, "console: illegal int 0xcc warning", "emulate",
+             r"\[\d+\] illegal int 0xcc \(exploit attempt\?\) ip:[0-9a-f]+ sp:"),
+        line(5, "console: bad stack warning", "emulate",
+             r"\[\d+\] int 0xcc with bad stack \(exploit attempt\?\) ip:ffffffffff6"),
+        answers(5),
+    )),
+    Lab(4, "xonly", "xonly: emulate from the instruction-fetch fault", (
+        ktap(5, "the test program sees xonly", "xonly", "mode_detected"),
+        ktap(20, "gettimeofday at +0x000 is emulated", "xonly", "gettimeofday_between_syscalls"),
+        ktap(10, "time at +0x400 is emulated", "xonly", "time_matches_syscall"),
+        ktap(10, "getcpu at +0x800 is emulated", "xonly", "getcpu_matches_syscall"),
+        ktap(10, "reading the page faults", "xonly", "page_readable_per_mode"),
+        ktap(10, "every other offset faults", "xonly", "call_every_offset"),
+        ktap(10, "a bad pointer: SIGSEGV, nothing written", "xonly",
+             "bad_pointers_sigsegv_nothing_written"),
+        ktap(10, "a bad stack: SIGSEGV", "xonly", "bad_stack_sigsegv"),
+        line(10, "console: read attempt warning", "xonly", r"\[\d+\] vsyscall read attempt denied ip:"),
+        answers(5),
+    )),
+    Lab(5, "timekeeping", "timekeeping: calibrate the TSC, publish the clock under the seqcount", (
+        line(10, "console: the TSC calibrated against the HPET", "native",
+             r"^tsc: \d+\.\d{3} MHz \(calibrated against the HPET\)"),
+        ktap(15, "the vvar page's clock is the TSC", "native", "vvar_clock_is_tsc"),
+        ktap(25, "the TSC clock runs at the HPET's rate", "native", "tsc_rate_matches_hpet"),
+        ktap(25, "the sequence counter: even at rest, +2 per update", "native", "vvar_seq_even_and_advancing"),
+        ktap(10, "native gettimeofday reads the published clock", "native",
+             "gettimeofday_between_syscalls"),
+        ktap(10, "native time reads the published clock", "native", "time_matches_syscall"),
+        answers(5),
+    )),
+    Lab(6, "vdso", "the vDSO: clock_gettime and gettimeofday in user mode", (
+        ktap(20, "clock_gettime: the four clocks agree with the system call", "native",
+             "vdso_clock_gettime_matches_syscall"),
+        ktap(15, "gettimeofday: time and zone agree with the system call", "native",
+             "vdso_gettimeofday_matches_syscall"),
+        ktap(20, "no system call: it runs under strict seccomp", "native", "vdso_served_in_user_mode"),
+        ktap(15, "MONOTONIC never steps back across ticks", "native", "vdso_monotonic_never_steps_back"),
+        ktap(5, "an unknown clock: -EINVAL", "native", "vdso_unknown_clock_einval"),
+        ktap(20, "without a counter: the system call, right answers", "jiffies",
+             "vdso_falls_back_without_counter"),
+        answers(5),
+    )),
+    # The exploit lab waits for user/attack and docs/attack.md (the attack
+    # issue): its handout says so; it has no grader yet.
+    Lab(7, "attack", "the attack: return into the vsyscall page"),
+]
+
+
+def find(name):
+    """The lab called name (or NN, or NN-name)."""
+    for lab in LABS:
+        if name in (lab.name, lab.slug, str(lab.number), "%02d" % lab.number):
+            return lab
+    raise KeyError("no lab named %r; `make labs` lists them" % name)
+
+
+def graded():
+    return [lab for lab in LABS if lab.checks]

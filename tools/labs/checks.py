@@ -1,0 +1,110 @@
+"""The kinds of check a lab's grader makes, each worth some points.
+
+A check is given the Boot (tools/tests/harness.py) of the boot it names and
+returns None when it passes, else the reason it failed, in words a student
+can act on.
+"""
+import dataclasses
+import os
+import re
+
+PTDUMP = re.compile(r"^ptdump: ([0-9a-f]{16})-([0-9a-f]{16}) +\d+[KM] (USR|   ) (RW|ro) (NX|x ) "
+                    r"(PCD|   ) (PWT|   ) (pte|pmd)$", re.MULTILINE)
+KERNEL_HALF = 0xffff800000000000
+FIXMAP = {0xffffffffff5fe000, 0xffffffffff5ff000, 0xffffffffff600000}
+
+
+@dataclasses.dataclass(frozen=True)
+class Check:
+    points: int
+    name: str
+    boot: str               # a key of catalog.BOOTS, or None
+    judge: object           # judge(boot, ctx) -> None or the reason it failed
+
+
+def _ktap_result(boot, name):
+    for doc in boot.ktap:
+        for r in doc.results:
+            if r.name == name:
+                return r
+    return None
+
+
+def ktap(points, name, boot, result):
+    """A ring-3 test's KTAP result, by its name: it must be `ok` (a SKIP is not)."""
+    def judge(b, ctx):
+        r = _ktap_result(b, result)
+        if r is None:
+            return "no KTAP result named %s: the test program stopped or never ran" % result
+        if r.skipped:
+            return "%s was skipped: %s" % (result, r.reason)
+        if r.failed:
+            return "%s failed%s" % (result, ": " + r.reason if r.reason else "")
+        return None
+    return Check(points, name, boot, judge)
+
+
+def line(points, name, boot, pattern):
+    """A line of the console matching a regular expression."""
+    def judge(b, ctx):
+        if re.search(pattern, b.log, re.MULTILINE):
+            return None
+        return "no console line matches %r" % pattern
+    return Check(points, name, boot, judge)
+
+
+def ptdump_ranges(log):
+    """(start, end, flags) of each ptdump line; flags a set of USR RW NX PCD PWT."""
+    out = []
+    for m in PTDUMP.finditer(log):
+        flags = {f for f in m.group(3, 4, 5, 6, 7) if f.strip() and f not in ("ro", "x ")}
+        out.append((int(m.group(1), 16), int(m.group(2), 16), flags))
+    return out
+
+
+def page(points, name, boot, addr, **want):
+    """The effective flags of the page at addr, as ptdump prints them."""
+    names = {"user": "USR", "rw": "RW", "nx": "NX", "pcd": "PCD", "pwt": "PWT"}
+
+    def judge(b, ctx):
+        ranges = ptdump_ranges(b.log)
+        if not ranges:
+            return "no ptdump lines on the console (the boot passes `ptdump`)"
+        hit = [r for r in ranges if r[0] <= addr < r[1]]
+        if not hit:
+            return "%x is not mapped" % addr
+        flags = hit[0][2]
+        wrong = ["%s %s" % (names[k], "missing" if v else "set")
+                 for k, v in want.items() if (names[k] in flags) != v]
+        if wrong:
+            return "%x has %s: %s" % (addr, " ".join(sorted(flags)) or "no flags", ", ".join(wrong))
+        return None
+    return Check(points, name, boot, judge)
+
+
+def only_fixmap_user(points, name, boot):
+    """No kernel-half page but the three fixmap pages is user-accessible."""
+    def judge(b, ctx):
+        ranges = ptdump_ranges(b.log)
+        if not ranges:
+            return "no ptdump lines on the console"
+        for start, end, flags in ranges:
+            if start >= KERNEL_HALF and "USR" in flags and not set(range(start, end, 4096)) <= FIXMAP:
+                return "user-accessible kernel range %x-%x" % (start, end)
+        return None
+    return Check(points, name, boot, judge)
+
+
+def answers(points):
+    """The lab's answers file: present and not empty (read by a person)."""
+    def judge(b, ctx):
+        path = os.path.join(ctx.answers_dir, ctx.lab.answers)
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+        except OSError:
+            return "%s is missing: answer the handout's questions in it" % ctx.lab.answers
+        if not text.strip():
+            return "%s is empty" % ctx.lab.answers
+        return None
+    return Check(points, "answers file present", None, judge)

@@ -1,0 +1,90 @@
+"""Student trees: the starting point of a lab, written as a git repository of its own."""
+import os
+import shutil
+import subprocess
+
+import regions
+from catalog import LABS
+
+LAB_FILE = ".ccos-lab"      # in a student tree: the lab it is the starting point of
+
+
+def tracked_files(root):
+    """The files of the tree as git knows them (tracked, and new ones not ignored)."""
+    out = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others",
+                          "--exclude-standard"], check=True, stdout=subprocess.PIPE).stdout
+    return sorted(p for p in out.decode().split("\0") if p and os.path.isfile(os.path.join(root, p)))
+
+
+def all_regions(root):
+    """path -> its regions, for every source file that has one; checks every lab name."""
+    names = {lab.name for lab in LABS}
+    found = {}
+    for path in tracked_files(root):
+        if not regions.is_source(path):
+            continue
+        with open(os.path.join(root, path), encoding="utf-8") as f:
+            rs = regions.scan(f.read(), path)
+        for r in rs:
+            if r.lab not in names:
+                raise regions.RegionError("%s: LAB %s: no such lab (tools/labs/catalog.py)" % (path, r.lab))
+        if rs:
+            found[path] = rs
+    return found
+
+
+def stubbed_labs(lab):
+    """The labs whose regions a student tree of `lab` has as stubs: it and every later one."""
+    return {l.name for l in LABS if l.number >= lab.number}
+
+
+def student_readme(lab, readme):
+    return ("# Lab %d: %s\n\n"
+            "This tree is the starting point of lab %d, `%s`. Read the handout, "
+            "`%s`, then build and grade as you go:\n\n"
+            "```sh\nmake            # build\nmake run        # boot it\n"
+            "make grade      # this lab's checks, ending with Score: N/M\n"
+            "make handin     # your tree, %s and your last grade, in one tarball\n```\n\n"
+            "The console's `LAB TODO:` lines name the functions still to write: "
+            "this lab's and those of the labs after it.\n\n---\n\n%s"
+            % (lab.number, lab.title, lab.number, lab.name, lab.handout, lab.answers, readme))
+
+
+def write_tree(root, lab, out):
+    """Write the student tree of `lab` from the full tree at root into out (a new git repository)."""
+    if os.path.exists(out) and os.listdir(out):
+        raise FileExistsError("%s exists and is not empty" % out)
+    found = all_regions(root)
+    stubbed = stubbed_labs(lab)
+    for path in tracked_files(root):
+        src, dst = os.path.join(root, path), os.path.join(out, path)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        if path in found:
+            with open(src, encoding="utf-8") as f:
+                text = regions.render(f.read(), stubbed, path)
+            with open(dst, "w", encoding="utf-8") as f:
+                f.write(text)
+            shutil.copymode(src, dst)
+        elif path == "README.md":
+            with open(src, encoding="utf-8") as f:
+                text = student_readme(lab, f.read())
+            with open(dst, "w", encoding="utf-8") as f:
+                f.write(text)
+        else:
+            shutil.copy2(src, dst)      # the time too: a seeded build/ stays valid for it
+    with open(os.path.join(out, LAB_FILE), "w") as f:
+        f.write(lab.name + "\n")
+    git = ["git", "-C", out, "-c", "user.name=ccos labs", "-c", "user.email=labs@ccos.invalid"]
+    subprocess.run(git[:3] + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-q", "-m", "Lab %d %s: the starting point" % (lab.number, lab.name)],
+                   check=True)
+
+
+def seed_build(root, out):
+    """Copy root's build/ into the student tree at out, times kept, so that
+    `make` there rebuilds only what the stubs changed (tests, batch grading)."""
+    skip = {"test", "labs", "grade", "ccos.iso", "ccos-root"}
+    src = os.path.join(root, "build")
+    shutil.copytree(src, os.path.join(out, "build"), symlinks=True,
+                    ignore=lambda d, names: [n for n in names if d == src and n in skip])
