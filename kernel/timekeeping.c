@@ -2,6 +2,7 @@
 #include <ccos/time.h>
 #include <ccos/clock.h>
 #include <ccos/vvar.h>
+#include <ccos/lab.h>
 
 /*
  * The kernel's own record, changed only with interrupts off (time_init
@@ -16,13 +17,9 @@ static struct {
 	struct timespec wall_to_monotonic;
 } tk;
 
-/* Copy tk to the vvar page under the sequence counter (include/ccos/vgtod.h). */
-static void update_vsyscall(void)
+/* Copy tk to the vvar page's time data; update_vsyscall makes it safe to read meanwhile. */
+static void vgtod_fill(struct vsyscall_gtod_data *g)
 {
-	struct vsyscall_gtod_data *g = &vvar.vsyscall_gtod_data;
-
-	WRITE_ONCE(g->seq, g->seq + 1);		/* odd: readers wait or retry */
-	barrier();
 	g->vclock_mode = tk.cs->vclock_mode;
 	g->cycle_last = tk.cycle_last;
 	g->mask = tk.cs->mask;
@@ -33,8 +30,23 @@ static void update_vsyscall(void)
 	g->wall_to_monotonic = tk.wall_to_monotonic;
 	g->wall_time_coarse.tv_sec = tk.sec;
 	g->wall_time_coarse.tv_nsec = tk.snsec >> tk.cs->shift;
+}
+
+/* Publish tk in the vvar page under the sequence counter (include/ccos/vgtod.h). */
+static void update_vsyscall(void)
+{
+	struct vsyscall_gtod_data *g = &vvar.vsyscall_gtod_data;
+
+	/* LAB timekeeping: BEGIN */
+	WRITE_ONCE(g->seq, g->seq + 1);		/* odd: readers wait or retry */
+	barrier();
+	vgtod_fill(g);
 	barrier();
 	WRITE_ONCE(g->seq, g->seq + 1);		/* even: consistent again */
+	/* LAB timekeeping: STUB
+	lab_todo("05-timekeeping");
+	vgtod_fill(g);
+	   LAB timekeeping: END */
 }
 
 /* Start time at wall_sec (from the RTC); monotonic time starts at 0. */

@@ -3,6 +3,7 @@
 #include <ccos/vgtod.h>
 #include <ccos/mm.h>
 #include <ccos/printk.h>
+#include <ccos/lab.h>
 
 /* Register offsets, IA-PC HPET specification 1.0a §2.3. */
 #define HPET_ID			0x000	/* general capabilities and ID */
@@ -96,8 +97,12 @@ bool hpet_init(uint64_t phys)
 	 * mapping is one page, so it needs the block page-aligned.
 	 */
 	if ((phys & (PAGE_SIZE - 1)) == 0) {
+		/* LAB fixmap: BEGIN */
 		fixmap_set(HPET_USER_ADDR, phys, PTE_P | PTE_U | PTE_NX | PTE_PCD | PTE_PWT);
 		hpet_clocksource.vclock_mode = VCLOCK_HPET;
+		/* LAB fixmap: STUB
+		lab_todo("01-fixmap");
+		   LAB fixmap: END */
 	} else {
 		printk(KERN_WARNING "hpet: registers at 0x%lx are not page-aligned; user mode cannot read it\n",
 		       phys);

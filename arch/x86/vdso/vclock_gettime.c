@@ -54,9 +54,17 @@ static bool is_coarse(clockid_t clock)
  */
 VDSO_EXPORT int __vdso_clock_gettime(clockid_t clock, struct timespec *ts)
 {
+	/* LAB vdso: BEGIN */
 	if (vdso_serves(clock) && vgtod_gettime(gtod, hpet, clock, ts))
 		return 0;
 	return vdso_syscall2(__NR_clock_gettime, clock, (long)ts);
+	/* LAB vdso: STUB
+	static const char todo[] = "LAB TODO: arch/x86/vdso/vclock_gettime.c: "
+				   "__vdso_clock_gettime() is yours to write (docs/labs/06-vdso.md)\n";
+
+	vdso_syscall3(__NR_write, 2, (long)todo, sizeof(todo) - 1);
+	return vdso_syscall2(__NR_clock_gettime, clock, (long)ts);
+	   LAB vdso: END */
 }
 int clock_gettime(clockid_t, struct timespec *)
 	VDSO_EXPORT __attribute__((weak, alias("__vdso_clock_gettime")));
@@ -64,6 +72,7 @@ int clock_gettime(clockid_t, struct timespec *)
 /* CLOCK_REALTIME in microseconds, and the time zone the kernel keeps. */
 VDSO_EXPORT int __vdso_gettimeofday(struct timeval *tv, struct timezone *tz)
 {
+	/* LAB vdso: BEGIN */
 	struct timespec ts;
 
 	if (tv) {
@@ -77,6 +86,13 @@ VDSO_EXPORT int __vdso_gettimeofday(struct timeval *tv, struct timezone *tz)
 		tz->tz_dsttime = READ_ONCE(gtod->sys_tz.tz_dsttime);
 	}
 	return 0;
+	/* LAB vdso: STUB
+	static const char todo[] = "LAB TODO: arch/x86/vdso/vclock_gettime.c: "
+				   "__vdso_gettimeofday() is yours to write (docs/labs/06-vdso.md)\n";
+
+	vdso_syscall3(__NR_write, 2, (long)todo, sizeof(todo) - 1);
+	return vdso_syscall2(__NR_gettimeofday, (long)tv, (long)tz);
+	   LAB vdso: END */
 }
 int gettimeofday(struct timeval *, struct timezone *)
 	VDSO_EXPORT __attribute__((weak, alias("__vdso_gettimeofday")));

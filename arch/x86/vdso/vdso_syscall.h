@@ -6,6 +6,7 @@
 #define VDSO_SYSCALL_H
 
 /* Linux x86-64 system-call numbers of the calls the vDSO stands in for. */
+#define __NR_write		1	/* the vDSO lab's stubs say where to start */
 #define __NR_gettimeofday	96
 #define __NR_time		201
 #define __NR_clock_gettime	228

@@ -9,6 +9,7 @@
 #include <ccos/uaccess.h>
 #include <ccos/errno.h>
 #include <ccos/printk.h>
+#include <ccos/lab.h>
 
 /* The three calls, run as the system calls they stand for. */
 static long vsys_gettimeofday(const struct trap_frame *tf)
@@ -139,6 +140,7 @@ static void force_write_fault(const struct trap_frame *tf, uint64_t addr)
  */
 void emulate_vsyscall(struct trap_frame *tf)
 {
+	/* LAB emulate: BEGIN */
 	const struct vsyscall_call *call;
 	uint64_t caller, bad;
 	long ret;
@@ -199,6 +201,10 @@ sigsegv:
 	} else {
 		force_sig_fault(SIGSEGV, SI_KERNEL, 0, tf);
 	}
+	/* LAB emulate: STUB
+	lab_todo("03-emulate");
+	force_sig_fault(SIGSEGV, SI_KERNEL, 0, tf);
+	   LAB emulate: END */
 }
 
 /*
@@ -210,6 +216,7 @@ sigsegv:
  */
 bool vsyscall_fault(struct trap_frame *tf, uint64_t addr)
 {
+	/* LAB xonly: BEGIN */
 	enum vsyscall_mode mode = boot_options.vsyscall;
 	uint32_t err = tf->error_code;
 
@@ -234,4 +241,8 @@ bool vsyscall_fault(struct trap_frame *tf, uint64_t addr)
 	}
 	emulate_vsyscall(tf);
 	return true;
+	/* LAB xonly: STUB
+	lab_todo("04-xonly");
+	return false;
+	   LAB xonly: END */
 }

@@ -7,6 +7,7 @@
 #include <ccos/trap.h>
 #include <ccos/x86.h>
 #include <ccos/printk.h>
+#include <ccos/lab.h>
 
 /*
  * What user space finds at VSYSCALL_ADDR in each mode (design.md). Both
@@ -80,7 +81,11 @@ void vsyscall_init(void)
 	 * else it is a #GP. An interrupt gate (not a trap gate) clears IF, as
 	 * every ccos gate does: the kernel runs with interrupts off.
 	 */
+	/* LAB gate: BEGIN */
 	idt_set_handler(VSYSCALL_EMU_VECTOR, emulate_vsyscall, 3);
+	/* LAB gate: STUB
+	lab_todo("02-gate");
+	   LAB gate: END */
 
 	printk("vsyscall: %s: page at %lx: %s\n", vsyscall_mode_names[mode], VSYSCALL_ADDR,
 	       vsyscall_modes[mode].what);
