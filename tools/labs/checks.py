@@ -9,7 +9,7 @@ import os
 import re
 
 PTDUMP = re.compile(r"^ptdump: ([0-9a-f]{16})-([0-9a-f]{16}) +\d+[KM] (USR|   ) (RW|ro) (NX|x ) "
-                    r"(PCD|   ) (PWT|   ) (pte|pmd)$", re.MULTILINE)
+                    r"(PCD|   ) (PWT|   ) (pte|pmd)\b.*$", re.MULTILINE)
 KERNEL_HALF = 0xffff800000000000
 FIXMAP = {0xffffffffff5fe000, 0xffffffffff5ff000, 0xffffffffff600000}
 

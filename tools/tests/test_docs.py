@@ -20,7 +20,8 @@ TO_BE_WRITTEN = {"user/hello.c"}    # Lab 2, docs/labs.md
 
 
 def markdown_files():
-    files = glob.glob(os.path.join(ROOT, "*.md")) + glob.glob(os.path.join(ROOT, "docs", "*.md"))
+    files = (glob.glob(os.path.join(ROOT, "*.md")) + glob.glob(os.path.join(ROOT, "docs", "*.md"))
+             + glob.glob(os.path.join(ROOT, "docs", "labs", "*.md")))
     return sorted(os.path.relpath(f, ROOT) for f in files)
 
 
