@@ -184,6 +184,6 @@ msg_no_nx: db "ccos: this CPU has no NX bit (CPUID 0x80000001 EDX bit 20); ccos 
 section .bss
 align 4096
 global boot_stack_guard, boot_stack_top
-boot_stack_guard:	resb 4096	; unmapped by mm/ to catch overflows
+boot_stack_guard:	resb 4096	; unmapped by kernel_stacks_init (arch/x86/stacks.c)
 boot_stack:		resb 16384
 boot_stack_top:

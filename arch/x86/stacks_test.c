@@ -76,7 +76,8 @@ static void check_overflow(const char *name, uint8_t *guard, uint8_t *top)
 	uint64_t before = check_below ? sum_page(below) : 0;
 
 	if (walk_pte(kernel_pml4, (uint64_t)guard))
-		ktest_fail(__FILE__, __LINE__, "%s stack: its guard page %p is mapped", name, guard);
+		ktest_fail(__FILE__, __LINE__, "%s stack: its guard page %p is mapped", name,
+			   guard);
 	KEXPECT(walk_pte(kernel_pml4, (uint64_t)guard + PAGE_SIZE) != NULL);
 	KEXPECT(walk_pte(kernel_pml4, (uint64_t)top - PAGE_SIZE) != NULL);
 	overflow_top = top;
