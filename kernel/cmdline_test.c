@@ -44,13 +44,14 @@ KTEST(cmdline_empty)
 
 KTEST(cmdline_every_option)
 {
-	parse("vsyscall=none clocksource=hpet init=/bin/sh ktest ptdump quiet");
+	parse("vsyscall=none clocksource=hpet init=/bin/sh ktest ptdump quiet norandmaps");
 	KEXPECT_EQ(opts.vsyscall, VSYSCALL_NONE);
 	KEXPECT_EQ(opts.clocksource, CLOCK_HPET);
 	KEXPECT_STREQ(opts.init, "/bin/sh");
 	KEXPECT(opts.ktest);
 	KEXPECT(opts.ptdump);
 	KEXPECT(opts.quiet);
+	KEXPECT(opts.norandmaps);
 	KEXPECT_EQ(opts.init_argc, 0);
 }
 

@@ -77,7 +77,7 @@ static int seg_prot(uint32_t flags)
 }
 
 int elf_load(struct mm *mm, const char *path, const uint8_t *image, size_t size,
-	     struct elf_info *info)
+	     uint64_t dyn_offset, struct elf_info *info)
 {
 	const Elf64_Ehdr *eh = (const void *)image;
 	const Elf64_Phdr *ph;
@@ -88,7 +88,7 @@ int elf_load(struct mm *mm, const char *path, const uint8_t *image, size_t size,
 	if (why)
 		return refuse(path, why);
 	if (eh->e_type == ET_DYN)
-		base = ET_DYN_BASE;
+		base = ET_DYN_BASE + dyn_offset;
 	ph = (const void *)(image + eh->e_phoff);
 
 	/*

@@ -10,8 +10,8 @@
 #include <ccos/uaccess.h>
 #include <ccos/printk.h>
 #include <ccos/x86.h>
+#include <ccos/aslr.h>
 
-#define STACK_TOP	0x00007ffffffff000ul
 #define STACK_SIZE	(256 * 1024ul)
 #define MAX_ARG_BYTES	(64 * 1024ul)
 #define MAX_ARGS	256
@@ -22,11 +22,11 @@
  * pairs ending with AT_NULL, then the strings and AT_RANDOM's 16 bytes
  * near the top. rsp is 16-byte aligned.
  */
-static int build_stack(struct mm *mm, const struct elf_info *info, const char *execfn,
-		       char *const argv[], int argc, char *const envp[], int envc,
-		       uint64_t *rsp)
+static int build_stack(struct mm *mm, uint64_t sp, const struct elf_info *info,
+		       const char *execfn, char *const argv[], int argc, char *const envp[],
+		       int envc, uint64_t *rsp)
 {
-	uint64_t sp = STACK_TOP, ptrs[MAX_ARGS * 2 + 2], *words;
+	uint64_t ptrs[MAX_ARGS * 2 + 2], *words;
 	uint64_t aux[][2] = {
 		{ AT_PHDR, info->phdr }, { AT_PHENT, sizeof(Elf64_Phdr) },
 		{ AT_PHNUM, info->phnum }, { AT_PAGESZ, PAGE_SIZE },
@@ -86,7 +86,7 @@ int exec_image(struct process *p, const char *path, char *const argv[], int argc
 	const struct module_file *m = module_lookup(path);
 	struct elf_info info;
 	struct mm *mm, *old;
-	uint64_t rsp;
+	uint64_t rsp, stack_top = STACK_TOP - aslr_offset(p, ASLR_STACK_BITS);
 	int err, sig;
 
 	if (!m)
@@ -94,18 +94,19 @@ int exec_image(struct process *p, const char *path, char *const argv[], int argc
 	mm = mm_create();
 	if (!mm)
 		return -ENOMEM;
-	err = elf_load(mm, m->name, m->data, m->size, &info);
+	mm->mmap_base = MMAP_TOP - aslr_offset(p, ASLR_MMAP_BITS);
+	err = elf_load(mm, m->name, m->data, m->size, aslr_offset(p, ASLR_LOAD_BITS), &info);
 	if (!err)
-		err = mm_map(mm, STACK_TOP - STACK_SIZE, STACK_SIZE, PROT_READ | PROT_WRITE, "[stack]");
+		err = mm_map(mm, stack_top - STACK_SIZE, STACK_SIZE, PROT_READ | PROT_WRITE, "[stack]");
 	if (!err)
-		err = map_vdso(mm);
+		err = map_vdso(mm, aslr_enabled(p));
 	if (!err)
-		err = build_stack(mm, &info, m->name, argv, argc, envp, envc, &rsp);
+		err = build_stack(mm, stack_top, &info, m->name, argv, argc, envp, envc, &rsp);
 	if (err) {
 		mm_release(mm);
 		return err;
 	}
-	mm->brk_start = mm->brk = info.brk;
+	mm->brk_start = mm->brk = info.brk + aslr_offset(p, ASLR_BRK_BITS);
 
 	/* The point of no return: the old program is gone from here on. */
 	old = p->mm;

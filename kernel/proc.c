@@ -142,6 +142,7 @@ long do_fork(bool share_mm)
 	memcpy(child->sig.action, parent->sig.action, sizeof(child->sig.action));
 	child->sig.altstack = parent->sig.altstack;
 	child->seccomp_mode = parent->seccomp_mode;
+	child->personality = parent->personality;
 	child->state = PROC_RUNNABLE;
 	if (share_mm) {
 		child->vfork_parent = parent;

@@ -55,6 +55,7 @@ static const struct {
 	ENTRY(127, sys_rt_sigpending),
 	ENTRY(130, sys_rt_sigsuspend),
 	ENTRY(131, sys_sigaltstack),
+	ENTRY(135, sys_personality),
 	ENTRY(157, sys_prctl),
 	ENTRY(158, sys_arch_prctl),
 	ENTRY(169, sys_reboot),

@@ -6,8 +6,8 @@
 #include <ccos/lib.h>
 #include <ccos/printk.h>
 #include <ccos/x86.h>
+#include <ccos/aslr.h>
 
-#define MMAP_TOP	0x00007f0000000000ul	/* mmap areas grow down from here */
 #define MMAP_BOTTOM	0x0000000010000000ul
 
 /* PROT_NONE keeps the frame in an entry without P, so nothing can touch it. */
@@ -36,6 +36,7 @@ struct mm *mm_create(void)
 		return NULL;
 	}
 	mm->refs = 1;
+	mm->mmap_base = MMAP_TOP;
 	return mm;
 }
 
@@ -243,10 +244,10 @@ int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 	return 0;
 }
 
-/* The highest free range of len bytes below MMAP_TOP, or 0. */
+/* The highest free range of len bytes below the mmap base, or 0. */
 uint64_t mm_find_gap(struct mm *mm, uint64_t len)
 {
-	return vma_find_gap(mm, MMAP_BOTTOM, MMAP_TOP, len);
+	return vma_find_gap(mm, MMAP_BOTTOM, mm->mmap_base, len);
 }
 
 /* Give the pages of [s, e) of old to mm: copies of their frames, or the same shared frame. */
@@ -286,6 +287,7 @@ struct mm *mm_copy(struct mm *old)
 	mm->brk_start = old->brk_start;
 	mm->brk = old->brk;
 	mm->vdso_base = old->vdso_base;
+	mm->mmap_base = old->mmap_base;
 	for_each_vma_in(v, old, 0, USER_TOP) {
 		struct vma *n = kmalloc(sizeof(*n));
 

@@ -35,8 +35,11 @@ struct elf_info {
 	uint64_t entry, phdr, phnum, base, brk;
 };
 
-/* Check the image and map its segments into mm; -ENOEXEC with a message if malformed. */
+/*
+ * Check the image and map its segments into mm (a static-pie at its base
+ * plus dyn_offset); -ENOEXEC with a message if malformed.
+ */
 int elf_load(struct mm *mm, const char *path, const uint8_t *image, size_t size,
-	     struct elf_info *info);
+	     uint64_t dyn_offset, struct elf_info *info);
 
 #endif

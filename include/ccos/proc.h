@@ -33,6 +33,7 @@ struct mm {
 	size_t nr_vmas;
 	uint64_t brk_start, brk;
 	uint64_t vdso_base;
+	uint64_t mmap_base;		/* mmap areas grow down from here */
 	int refs;
 };
 
@@ -64,6 +65,7 @@ struct process {
 
 	struct signal_state sig;
 	int seccomp_mode;
+	unsigned int personality;	/* ADDR_NO_RANDOMIZE: see kernel/aslr.c */
 	uint64_t clear_child_tid;
 };
 
@@ -131,7 +133,7 @@ void vma_free_all(struct mm *mm);
 /* arch/x86/vdso: map the vDSO into a new address space (AT_SYSINFO_EHDR) */
 void vdso_init(void);
 struct process *kstack_guard_owner(uint64_t addr);
-int map_vdso(struct mm *mm);
+int map_vdso(struct mm *mm, bool randomize);
 
 /* kernel/exec.c */
 int exec_image(struct process *p, const char *path, char *const argv[], int argc,

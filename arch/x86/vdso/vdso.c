@@ -9,6 +9,7 @@
 #include <ccos/errno.h>
 #include <ccos/lib.h>
 #include <ccos/printk.h>
+#include <ccos/aslr.h>
 #include "vdso-offsets.h"	/* generated from the image's symbols by the build */
 
 /*
@@ -22,13 +23,14 @@ extern char vdso_image_start[], vdso_image_end[];
 
 /*
  * Where the vDSO may go: a random page in the terabyte between the mmap
- * area (which grows down from 0x7f0000000000, kernel/vm.c) and the stack
- * near the top of user space. That is 2^28 places, 28 bits of entropy: an
- * exploit cannot guess where the vDSO's code is, as it could the fixed
- * vsyscall page's (docs/vdso.md).
+ * area (which grows down from MMAP_TOP, include/ccos/aslr.h) and the
+ * lowest place of the randomized stack (16 GiB below STACK_TOP). That is
+ * about 2^28 places, 28 bits of entropy: an exploit cannot guess where the
+ * vDSO's code is, as it could the fixed vsyscall page's (docs/vdso.md).
  */
-#define VDSO_AREA_START	0x00007f0000000000ul
-#define VDSO_AREA_END	0x00007fff00000000ul
+#define VDSO_AREA_START	MMAP_TOP
+#define VDSO_AREA_END	0x00007ffb00000000ul
+BUILD_BUG_ON(VDSO_AREA_END > STACK_TOP - (PAGE_SIZE << ASLR_STACK_BITS) - (1ul << 30));
 #define VDSO_PLACE_TRIES 8
 
 static size_t vdso_pages;
@@ -94,16 +96,17 @@ static uint64_t vdso_pick_address(struct mm *mm, uint64_t len)
 
 /*
  * Called by exec for each new address space: map the vDSO read + execute
- * at a random address, and remember it for AT_SYSINFO_EHDR. fork copies
- * vdso_base and shares the pages (kernel/vm.c mm_copy).
+ * at a random address (without randomization, as Linux, just below the
+ * mmap base), and remember it for AT_SYSINFO_EHDR. fork copies vdso_base
+ * and shares the pages (kernel/vm.c mm_copy).
  */
-int map_vdso(struct mm *mm)
+int map_vdso(struct mm *mm, bool randomize)
 {
 	uint64_t len, addr;
 	int err;
 
 	len = vdso_pages * PAGE_SIZE;
-	addr = vdso_pick_address(mm, len);
+	addr = randomize ? vdso_pick_address(mm, len) : mm_find_gap(mm, len);
 	if (!addr)
 		return -ENOMEM;
 	err = mm_map_shared(mm, addr, virt_to_phys(vdso_image_start), vdso_pages,
