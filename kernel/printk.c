@@ -183,9 +183,10 @@ int vprintk(const char *fmt, va_list ap)
 		level = fmt[1] - '0';
 		fmt += 2;
 	}
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	log_store(buf, MIN((size_t)n, sizeof(buf) - 1));	/* every level, as Linux's log */
 	if (level > console_loglevel)
 		return 0;
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	console_write(buf, MIN((size_t)n, sizeof(buf) - 1));
 	return n;
 }

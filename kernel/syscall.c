@@ -48,6 +48,7 @@ static const struct {
 	ENTRY(79, sys_getcwd),
 	ENTRY(96, sys_gettimeofday),
 	ENTRY(102, sys_getuid),
+	ENTRY(103, sys_syslog),
 	ENTRY(104, sys_getgid),
 	ENTRY(107, sys_geteuid),
 	ENTRY(108, sys_getegid),

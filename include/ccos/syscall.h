@@ -55,6 +55,7 @@ long sys_set_tid_address(int __user *tidptr);
 long sys_reboot(long magic1, long magic2, long cmd, void __user *arg);
 long sys_prctl(long option, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5);
 long sys_personality(unsigned long persona);
+long sys_syslog(long type, char __user *buf, long len);
 long sys_getcpu(unsigned __user *cpu, unsigned __user *node, void __user *tcache);
 
 /* kernel/sys_libc.c */
