@@ -1,4 +1,4 @@
-/* File-descriptor system calls: read, write, open, close, lseek, fstat, ioctl, readv, writev. */
+/* File-descriptor system calls: read, write, open, close, dup2, lseek, fstat, ioctl, readv, writev. */
 #include <ccos/file.h>
 #include <ccos/proc.h>
 #include <ccos/abi.h>
@@ -112,6 +112,22 @@ long sys_close(long fd)
 	current()->files[fd] = NULL;
 	file_put(f);
 	return 0;
+}
+
+/* newfd becomes another descriptor of oldfd's file, closing what newfd was. */
+long sys_dup2(long oldfd, long newfd)
+{
+	struct process *p = current();
+	struct file *f = fd_file(oldfd);
+
+	if (!f || newfd < 0 || newfd >= NOFILE)
+		return -EBADF;
+	if (oldfd == newfd)
+		return newfd;
+	if (p->files[newfd])
+		file_put(p->files[newfd]);
+	p->files[newfd] = file_get(f);
+	return newfd;
 }
 
 long sys_lseek(long fd, long off, long whence)

@@ -56,6 +56,8 @@ long sys_reboot(long magic1, long magic2, long cmd, void __user *arg);
 long sys_prctl(long option, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5);
 long sys_personality(unsigned long persona);
 long sys_syslog(long type, char __user *buf, long len);
+long sys_pipe(int __user *fds);
+long sys_dup2(long oldfd, long newfd);
 long sys_getcpu(unsigned __user *cpu, unsigned __user *node, void __user *tcache);
 
 /* kernel/sys_libc.c */
