@@ -4,6 +4,7 @@
 #include <ccos/mm.h>
 #include <ccos/proc.h>
 #include <ccos/lib.h>
+#include <ccos/x86.h>
 
 /* call_on_stack(fn, arg, top): run fn(arg) with rsp = top, then come back. */
 void call_on_stack(void (*fn)(void *), void *arg, void *top);
@@ -66,14 +67,19 @@ static uint64_t sum_page(const uint8_t *page)
  * The guard at `guard` is unmapped, the stack above it mapped; running the
  * stack dry is a #DF whose CR2 lies in the guard page, and the page below
  * the guard (another stack's top, or other data) is unchanged, unless it
- * is the #DF stack's top, where the report itself runs.
+ * is the #DF stack's top, where the report itself runs. Interrupts stay
+ * off meanwhile: that page may hold data the timer's interrupt updates.
  */
 static void check_overflow(const char *name, uint8_t *guard, uint8_t *top)
 {
 	uint8_t *below = guard - PAGE_SIZE;
 	bool check_below = walk_pte(kernel_pml4, (uint64_t)below) != NULL &&
 			   below != kernel_stacks[IST_DF].top - PAGE_SIZE;
-	uint64_t before = check_below ? sum_page(below) : 0;
+	bool irqs_on = read_rflags() & RFLAGS_IF;
+	uint64_t before;
+
+	cli();
+	before = check_below ? sum_page(below) : 0;
 
 	if (walk_pte(kernel_pml4, (uint64_t)guard))
 		ktest_fail(__FILE__, __LINE__, "%s stack: its guard page %p is mapped", name,
@@ -87,6 +93,8 @@ static void check_overflow(const char *name, uint8_t *guard, uint8_t *top)
 			   name, ktest_fault_cr2, guard);
 	if (check_below && sum_page(below) != before)
 		ktest_fail(__FILE__, __LINE__, "%s stack: the page below its guard changed", name);
+	if (irqs_on)
+		sti();
 }
 
 KTEST(every_kernel_stack_overflows_into_a_double_fault)
