@@ -222,6 +222,25 @@ handin:
 bench: setup-check all
 	$(PYTHON) tools/bench
 
+# The attack lab (docs/attack.md) in one boot of vsyscall=MODE: user/attack/attack
+# as init's program, with the copy of the native page the attacker studies.
+ATTACK_DIR := $(BUILD)/attack
+attack: setup-check all
+	@mkdir -p $(ATTACK_DIR)
+	$(Q)$(PYTHON) tools/mkiso --out $(ATTACK_DIR)/ccos.iso --kernel $(BUILD)/kernel.elf --timeout 0 \
+		--cmdline "$(CMDLINE) -- /bin/attack" --mode $(MODE) \
+		$(foreach m,$(ISO_MODULES) $(VSYSCALL_NATIVE).bin:/bin/vsyscall_native,--module $(m)) \
+		--module-dir $(BUILD)/bad:/bin/
+	$(Q)$(PYTHON) tools/runqemu --iso $(ATTACK_DIR)/ccos.iso --fw $(FW) --timeout 240 \
+		--log $(ATTACK_DIR)/serial-$(MODE).log >/dev/null || true
+	$(Q)grep -a "^layout:\|^attack:" $(ATTACK_DIR)/serial-$(MODE).log
+
+# The heatmap of the vsyscall page (tools/heatmap): the four attack boots of
+# the tests, then build/heatmap.png, copied to docs/heatmap.png for README.
+heatmap: setup-check all
+	$(Q)py=$(PYTHON); $$py -c 'import matplotlib' 2>/dev/null || py=/usr/bin/python3; \
+	  $$py tools/heatmap --boot --copy docs/heatmap.png
+
 setup-check:
 	@tools/setup --check || tools/setup
 
@@ -229,7 +248,7 @@ clean:
 	rm -rf $(BUILD) compile_commands.json
 
 FORCE:
-.PHONY: all user vdso iso run run-uefi debug test bench clean setup-check FORCE \
+.PHONY: all user vdso iso run run-uefi debug test bench attack heatmap clean setup-check FORCE \
 	labs lab-tree grade handin
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

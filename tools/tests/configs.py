@@ -68,6 +68,14 @@ CONFIGS = [
     Config("maps-xonly", fw="bios", mode="xonly", ktap=True, cmdline="-- /bin/mapstest"),
     Config("maps-none", fw="bios", mode="none", ktap=True, cmdline="-- /bin/mapstest"),
     Config("maps-twice", fw="bios", ktap=True, cmdline="-- /bin/catmaps"),
+    # The attack lab (test_attack.py, docs/attack.md): user/attack/attack in
+    # each mode, with the heatmap's 4096 jumps (-m), given the copy of the
+    # native page that the attacker studies; and the layout of its static-pie
+    # programs with randomization turned off on the command line.
+] + [Config("attack-%s" % mode, fw="bios", mode=mode, ktap=True, timeout=240,
+            modules=("build/vsyscall_native.bin",), cmdline="-- /bin/attack -m")
+     for mode in ("native", "emulate", "xonly", "none")] + [
+    Config("aslr-norandmaps", fw="bios", ktap=True, cmdline="norandmaps -- /bin/attack -a"),
 ]
 
 register(CONFIGS)
