@@ -193,3 +193,16 @@ def test_committed_heatmap_matches_the_boots():
             continue    # another compiler made other native bytes: their outcomes differ
         assert meta["counts"][mode] == heatmap.counts(grid_of(mode)[1]), (
             "docs/heatmap.png's %s counts differ from this boot's: run `make heatmap`" % mode)
+
+
+def test_docs_say_what_the_tests_expect():
+    """docs/attack.md's table and its sample output (native) are the outcomes checked above."""
+    with open(os.path.join(harness.ROOT, "docs", "attack.md")) as f:
+        text = f.read()
+    for name in EXPECTED["native"]:
+        row = re.search(r"^\| `%s` \| (.*) \|$" % re.escape(name), text, re.M)
+        assert row, "docs/attack.md has no table row for %s" % name
+        assert row.group(1).split(" | ") == [EXPECTED[m][name] for m in MODES], row.group(0)
+        sample = re.search(r"^attack: %s: (SUCCEEDED|STOPPED \(.*\))$" % re.escape(name), text, re.M)
+        assert sample and sample.group(1) == EXPECTED["native"][name], (
+            "docs/attack.md's sample output for %s differs from native's outcome" % name)
