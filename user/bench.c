@@ -1,4 +1,4 @@
-/* bench: cycles per call of each way to ask the time (for `make bench`, not a test). */
+/* bench: cycles per call of each way to ask the time, and of mmap and mprotect among many areas (for `make bench`, not a test). */
 #include "ulib.h"
 #include "gate.h"
 #include "vdso.h"
@@ -23,6 +23,36 @@ static int vsyscall_callable(void)
 
 #define REPORT(name, path, call)					\
 	printf("bench: %-13s %-8s %6lu\n", name, path, CYCLES_PER_CALL(call))
+
+#define NAREAS	16384
+
+static void *map_page(void)
+{
+	return mmap(NULL, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
+/*
+ * A search for a hole and a lookup with a split, first in an address space
+ * of a few areas, then with 16,384 more (alternately writable and
+ * read-only, so that none could merge): their cost should grow with the
+ * logarithm of the count, not with the count.
+ */
+static void bench_areas(void)
+{
+	char *one = map_page(), *many;
+	long i;
+
+	REPORT("mmap+munmap", "few", munmap(map_page(), PAGE_SIZE));
+	REPORT("mprotect", "few", mprotect(one, PAGE_SIZE, PROT_READ));
+	many = mmap(NULL, NAREAS * PAGE_SIZE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (IS_ERR_VALUE(many))
+		return;
+	for (i = 1; i < NAREAS; i += 2)
+		mprotect(many + i * PAGE_SIZE, PAGE_SIZE, PROT_READ);
+	REPORT("mmap+munmap", "16k-areas", munmap(map_page(), PAGE_SIZE));
+	REPORT("mprotect", "16k-areas", mprotect(many + NAREAS / 2 * PAGE_SIZE, PAGE_SIZE, PROT_READ));
+}
 
 int main(int argc, char **argv, char **envp)
 {
@@ -51,5 +81,6 @@ int main(int argc, char **argv, char **envp)
 		REPORT("getcpu", "vdso", d_getcpu(&cpu, &node, NULL));
 		REPORT("clock_gettime", "vdso", d_clock_gettime(CLOCK_MONOTONIC, &ts));
 	}
+	bench_areas();
 	return 0;
 }
