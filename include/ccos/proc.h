@@ -16,14 +16,14 @@ enum proc_state { PROC_UNUSED, PROC_RUNNABLE, PROC_RUNNING, PROC_SLEEPING, PROC_
 struct vma {
 	uint64_t start, end;
 	int prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC */
+	bool shared;		/* kernel-owned frames (the vDSO): never written */
 	const char *name;	/* a path, "[heap]", "[stack]", or NULL */
 	uint64_t offset;	/* in the file, for ELF segments */
-	bool shared;		/* kernel-owned frames (the vDSO): never written */
-	/* The tree of areas (kernel/vma.c): children, height, and of the subtree: */
+	/* The tree of areas (kernel/vma.c): children, and of the subtree: */
 	struct vma *left, *right;
-	int height;
 	uint64_t lo, hi;	/* the lowest start and the highest end */
 	uint64_t gap;		/* the largest hole between two of its areas */
+	int height;
 };
 
 /* An address space: page tables and the areas in them. */
