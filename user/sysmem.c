@@ -103,7 +103,7 @@ static int test_mprotect_segv(void)
 /* ---- cost: what is mapped, not the length asked for ---- */
 
 #define HUGE_LEN	0x7fff00000000UL	/* 0x10000 up to near the stack */
-#define MMAP_TOP	0x7f0000000000UL	/* mmap areas lie below, the vDSO above */
+#define MMAP_BOTTOM	0x10000000UL		/* above the program and its heap */
 #define PROMPT_NS	(200 * MSEC)		/* microseconds now; minutes to hours before */
 #define NR_madvise	28
 #define MADV_DONTNEED	4
@@ -150,8 +150,8 @@ static int test_huge_ranges_prompt(void)
 		      "mprotect from a mapping to the top") &&
 	       expect(syscall3(NR_madvise, 0x10000, HUGE_LEN, MADV_DONTNEED), -ENOMEM,
 		      "madvise(0x10000, 0x7fff00000000, MADV_DONTNEED)") &&
-	       expect(munmap(p, MMAP_TOP - (unsigned long)p), 0,
-		      "munmap from a mapping to the top of the mmap area") &&
+	       expect(munmap((void *)MMAP_BOTTOM, (unsigned long)p + 2 * PAGE_SIZE - MMAP_BOTTOM), 0,
+		      "munmap from 0x10000000 to the end of the newest mapping") &&
 	       prompt(t0, "two mprotects, a madvise and a munmap of 128 TiB");
 }
 
