@@ -90,12 +90,20 @@ static void flush_if_current(struct mm *mm, uint64_t va)
 		__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
 }
 
+/* Within a long run of pages the tick may come in once per 2 MiB (a page table's 512). */
+static void page_window(uint64_t va)
+{
+	if (!(va % (512 * PAGE_SIZE)))
+		irq_window();
+}
+
 /* Clear the entries of [s, e), freeing their frames unless shared. */
 static void unmap_pages(struct mm *mm, uint64_t s, uint64_t e)
 {
 	uint64_t va = s, *pte;
 
 	for (; (pte = pte_next(mm->pml4, &va, e)); va += PAGE_SIZE) {
+		page_window(va);
 		if (!(*pte & PTE_ADDR))
 			continue;
 		if (!(*pte & PTE_SHARED))
@@ -157,8 +165,10 @@ int mm_map(struct mm *mm, uint64_t start, uint64_t len, int prot, const char *na
 		return err;
 	}
 	for (va = start; va < start + len; va += PAGE_SIZE) {
-		uint64_t frame = frame_alloc(), *pte;
+		uint64_t frame, *pte;
 
+		page_window(va);
+		frame = frame_alloc();
 		if (!frame || !(pte = pte_lookup(mm->pml4, va, true))) {
 			if (frame)
 				frame_free(frame);
@@ -234,6 +244,7 @@ int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 			return -ENOMEM;
 		v->prot = prot;
 		for (va = s; (pte = pte_next(mm->pml4, &va, e)); va += PAGE_SIZE) {
+			page_window(va);
 			if (!(*pte & PTE_ADDR))
 				continue;
 			*pte = (*pte & (PTE_ADDR | PTE_SHARED)) | prot_to_pte(prot);
@@ -256,6 +267,7 @@ static int copy_pages(struct mm *mm, struct mm *old, uint64_t s, uint64_t e)
 	uint64_t va = s, *src, *dst, frame;
 
 	for (; (src = pte_next(old->pml4, &va, e)); va += PAGE_SIZE) {
+		page_window(va);
 		if (!(*src & PTE_ADDR))
 			continue;
 		if (*src & PTE_SHARED) {
