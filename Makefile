@@ -241,6 +241,9 @@ heatmap: setup-check all
 	$(Q)py=$(PYTHON); $$py -c 'import matplotlib' 2>/dev/null || py=/usr/bin/python3; \
 	  $$py tools/heatmap --boot --copy docs/heatmap.png
 
+fuzz: setup-check all
+	$(PYTHON) tools/fuzz $(if $(SEED),--seed $(SEED)) $(if $(CALLS),--calls $(CALLS))
+
 setup-check:
 	@tools/setup --check || tools/setup
 
@@ -248,7 +251,7 @@ clean:
 	rm -rf $(BUILD) compile_commands.json
 
 FORCE:
-.PHONY: all user vdso iso run run-uefi debug test bench attack heatmap clean setup-check FORCE \
+.PHONY: all user vdso iso run run-uefi debug test bench attack heatmap fuzz clean setup-check FORCE \
 	labs lab-tree grade handin
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

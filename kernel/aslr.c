@@ -28,12 +28,12 @@ uint64_t aslr_offset(const struct process *p, unsigned int bits)
 #define PERSONALITY_QUERY	0xffffffffu
 
 /* Linux's personality(2): the old value; 0xffffffff only asks. Exec keeps it, fork copies it. */
-long sys_personality(unsigned long persona)
+long sys_personality(unsigned int persona)
 {
 	struct process *p = current();
 	unsigned int old = p->personality;
 
-	if ((unsigned int)persona != PERSONALITY_QUERY)
+	if (persona != PERSONALITY_QUERY)
 		p->personality = persona;
 	return old;
 }

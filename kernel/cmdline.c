@@ -106,6 +106,42 @@ static void parse_word(char *word, struct boot_options *opts)
 	printk(KERN_WARNING "warning: cmdline: unknown option '%s' ignored\n", word);
 }
 
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/*
+ * The word at *pp (not a space), cut in place, as Linux's next_arg cuts it:
+ * double quotes group words ("a b" is one word, a"b c"d too), and the
+ * quotes around a whole word, or around the value after its first '=',
+ * are removed: "echo hi" becomes echo hi, x="a b" becomes x=a b.
+ */
+static char *next_word(char **pp)
+{
+	char *p = *pp, *eq = NULL;
+	bool quoted = false, in_quote = false;
+	size_t i;
+
+	if (*p == '"') {
+		p++;
+		quoted = in_quote = true;
+	}
+	for (i = 0; p[i] && (in_quote || !is_space(p[i])); i++) {
+		if (!eq && p[i] == '=')
+			eq = p + i;
+		if (p[i] == '"')
+			in_quote = !in_quote;
+	}
+	*pp = p[i] ? p + i + 1 : p + i;
+	p[i] = '\0';
+	if (i && p[i - 1] == '"' && (quoted || (eq && eq[1] == '"')))
+		p[--i] = '\0';
+	if (!quoted && eq && eq[1] == '"')
+		memmove(eq + 1, eq + 2, strlen(eq + 2) + 1);
+	return p;
+}
+
 void cmdline_parse(const char *cmdline, struct boot_options *opts)
 {
 	char *p = opts->buf, *word;
@@ -121,15 +157,11 @@ void cmdline_parse(const char *cmdline, struct boot_options *opts)
 		       sizeof(opts->buf) - 1);
 
 	while (*p) {
-		while (*p == ' ' || *p == '\t')
-			*p++ = '\0';
+		while (is_space(*p))
+			p++;
 		if (!*p)
 			break;
-		word = p;
-		while (*p && *p != ' ' && *p != '\t')
-			p++;
-		if (*p)
-			*p++ = '\0';
+		word = next_word(&p);
 		if (for_init) {
 			if (opts->init_argc < MAX_INIT_ARGS)
 				opts->init_argv[opts->init_argc++] = word;

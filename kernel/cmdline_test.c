@@ -180,6 +180,31 @@ KTEST(cmdline_init_arguments)
 	KEXPECT_EQ(opts.init_argc, 0);
 }
 
+/* Double quotes group words, and are removed around a word or a value, as Linux's next_arg. */
+KTEST(cmdline_quotes)
+{
+	parse("-- sh -c \"echo hi; exit 7\"");
+	KEXPECT_EQ(opts.init_argc, 3);
+	if (opts.init_argc == 3) {
+		KEXPECT_STREQ(opts.init_argv[0], "sh");
+		KEXPECT_STREQ(opts.init_argv[1], "-c");
+		KEXPECT_STREQ(opts.init_argv[2], "echo hi; exit 7");
+	}
+	parse("init=\"/bin/sh\" -- X=\"a b\" a\"b c\"d \"\" \"e\tf\"");
+	KEXPECT_STREQ(opts.init, "/bin/sh");
+	KEXPECT_EQ(opts.init_argc, 4);
+	if (opts.init_argc == 4) {
+		KEXPECT_STREQ(opts.init_argv[0], "X=a b");
+		KEXPECT_STREQ(opts.init_argv[1], "a\"b c\"d");	/* inner quotes stay */
+		KEXPECT_STREQ(opts.init_argv[2], "");
+		KEXPECT_STREQ(opts.init_argv[3], "e\tf");
+	}
+	parse("-- \"unterminated quote");	/* runs to the end of the line */
+	KEXPECT_EQ(opts.init_argc, 1);
+	if (opts.init_argc == 1)
+		KEXPECT_STREQ(opts.init_argv[0], "unterminated quote");
+}
+
 KTEST(cmdline_too_many_init_arguments)
 {
 	parse("-- 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18");

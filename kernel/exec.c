@@ -12,7 +12,6 @@
 #include <ccos/x86.h>
 #include <ccos/aslr.h>
 
-#define STACK_SIZE	(256 * 1024ul)
 #define MAX_ARG_BYTES	(64 * 1024ul)
 #define MAX_ARGS	256
 
@@ -109,6 +108,7 @@ int exec_image(struct process *p, const char *path, char *const argv[], int argc
 	mm->brk_start = mm->brk = info.brk + aslr_offset(p, ASLR_BRK_BITS);
 
 	/* The point of no return: the old program is gone from here on. */
+	clear_child_tid(p);
 	old = p->mm;
 	p->mm = mm;
 	if (p == current())

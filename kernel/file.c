@@ -98,19 +98,68 @@ static ssize_t console_file_write(struct file *f, const char __user *buf, size_t
 }
 
 #define TCGETS		0x5401
+#define TCSETS		0x5402
+#define TCSETSW		0x5403
+#define TCSETSF		0x5404
+#define TIOCGPGRP	0x540f
+#define TIOCSPGRP	0x5410
 #define TIOCGWINSZ	0x5413
 
-/* A libc asks a console for its window size (isatty) and terminal modes. */
-static long console_ioctl(struct file *f, unsigned long req, uint64_t arg)
+/*
+ * Linux's kernel struct termios (asm-generic/termbits.h), which TCGETS
+ * copies: 36 bytes. glibc's and musl's struct termios are larger (speeds,
+ * a longer c_cc), and glibc passes the kernel's size: a larger copy would
+ * write past its buffer.
+ */
+struct ktermios {
+	uint32_t c_iflag, c_oflag, c_cflag, c_lflag;
+	uint8_t c_line;
+	uint8_t c_cc[19];
+};
+BUILD_BUG_ON(sizeof(struct ktermios) != 36);
+
+struct winsize {
+	uint16_t ws_row, ws_col, ws_xpixel, ws_ypixel;
+};
+BUILD_BUG_ON(sizeof(struct winsize) != 8);
+
+/*
+ * A serial console's modes as Linux starts them (tty_std_termios): ICRNL
+ * IXON; OPOST ONLCR; B38400 CS8 CREAD HUPCL; ISIG ICANON ECHO ECHOE ECHOK
+ * ECHOCTL ECHOKE IEXTEN; ^C ^\ DEL ^U ^D, VMIN 1, ^Q ^S ^Z, ^R ^O ^W ^V.
+ */
+static struct ktermios console_termios = {
+	02400, 05, 02277, 0105073, 0,
+	{ 3, 034, 0177, 025, 4, 0, 1, 0, 021, 023, 032, 0, 022, 017, 027, 026 },
+};
+
+/* A libc asks a console for its window size (isatty), its modes and its foreground group. */
+static long console_ioctl(struct file *f, unsigned int req, uint64_t arg)
 {
-	static const uint16_t winsize[4] = { 24, 80, 0, 0 };	/* rows, columns */
-	uint8_t termios[60] = { 0 };
+	static const struct winsize winsize = { 24, 80, 0, 0 };
+	void __user *uarg = (void __user *)arg;
+	struct ktermios t;
+	int pgrp;
 
 	(void)f;
-	if (req == TIOCGWINSZ)
-		return copy_to_user((void __user *)arg, winsize, sizeof(winsize)) ? -EFAULT : 0;
-	if (req == TCGETS)
-		return copy_to_user((void __user *)arg, termios, sizeof(termios)) ? -EFAULT : 0;
+	switch (req) {
+	case TIOCGWINSZ:
+		return copy_to_user(uarg, &winsize, sizeof(winsize)) ? -EFAULT : 0;
+	case TCGETS:
+		return copy_to_user(uarg, &console_termios, sizeof(t)) ? -EFAULT : 0;
+	case TCSETS:
+	case TCSETSW:
+	case TCSETSF:
+		if (copy_from_user(&t, uarg, sizeof(t)))
+			return -EFAULT;
+		console_termios = t;	/* kept for TCGETS; the console itself stays raw */
+		return 0;
+	case TIOCGPGRP:
+		pgrp = current()->pgid;		/* no job control: the caller's group is in front */
+		return copy_to_user(uarg, &pgrp, sizeof(pgrp)) ? -EFAULT : 0;
+	case TIOCSPGRP:
+		return copy_from_user(&pgrp, uarg, sizeof(pgrp)) ? -EFAULT : 0;
+	}
 	return -ENOTTY;
 }
 
@@ -145,7 +194,7 @@ struct file *file_open_path(const char *path, int flags, long *err)
 	const struct module_file *m = module_lookup(path);
 	struct file *f = NULL;
 	size_t len;
-	char *text;
+	char *text = NULL;
 
 	if (m) {
 		*err = (flags & O_ACCMODE) != 0 ? -EROFS : 0;
@@ -153,8 +202,9 @@ struct file *file_open_path(const char *path, int flags, long *err)
 			*err = -ENOMEM;
 		return f;
 	}
-	if ((text = procfs_generate(path, &len))) {
-		*err = (flags & O_ACCMODE) != 0 ? -EACCES : 0;
+	if ((*err = procfs_generate(path, &text, &len)) != -ENOENT) {
+		if (!*err && (flags & O_ACCMODE) != 0)
+			*err = -EACCES;
 		if (!*err && !(f = file_new(&generated_ops, text, len)))
 			*err = -ENOMEM;
 		if (!f)

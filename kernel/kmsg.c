@@ -24,7 +24,7 @@ void log_store(const char *s, size_t len)
  * newest bytes of the log, up to len, oldest first, and returns their
  * number; SIZE_BUFFER returns the log's size.
  */
-long sys_syslog(long type, char __user *buf, long len)
+long sys_syslog(int type, char __user *buf, int len)
 {
 	uint64_t n, start;
 	char chunk[256];

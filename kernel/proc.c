@@ -1,4 +1,4 @@
-/* Processes: the table, fork, exit and wait, and starting init. */
+/* Processes: the table, exit and wait, and starting init. */
 #include <ccos/proc.h>
 #include <ccos/file.h>
 #include <ccos/boot.h>
@@ -65,9 +65,21 @@ static void unmap_kstack(struct process *p)
 }
 
 /*
+ * A new process's first steps to user mode, like every return's: signals
+ * sent to it before it first ran (a kill right after fork) are delivered
+ * now, before it can go to sleep with them pending. Then trap_return.
+ */
+static void ret_from_fork(void)
+{
+	return_to_user(current()->tf);
+}
+
+/*
  * A new process whose kernel stack is ready for its first switch_to: the
  * trap frame at the top (to be filled by fork or exec), below it the
- * return address trap_return and six zeroed callee-saved registers.
+ * return addresses trap_return and ret_from_fork (16-byte aligned as a
+ * call would leave it: the frame is 176 bytes) and six zeroed
+ * callee-saved registers.
  */
 struct process *proc_alloc(void)
 {
@@ -87,6 +99,7 @@ struct process *proc_alloc(void)
 	memset(p->tf, 0, sizeof(*p->tf));
 	sp = (uint64_t *)p->tf;
 	*--sp = (uint64_t)trap_return;
+	*--sp = (uint64_t)ret_from_fork;
 	sp -= 6;
 	memset(sp, 0, 6 * 8);
 	p->context = (uint64_t)sp;
@@ -112,44 +125,18 @@ struct process *proc_find(int pid)
 	return NULL;
 }
 
-/* fork (a copy of the address space) and vfork (the same one, parent waits). */
-long do_fork(bool share_mm)
+/* The exit signal, SIGCHLD for fork's children, with Linux's siginfo: CLD_EXITED or CLD_KILLED. */
+static void notify_parent(struct process *p)
 {
-	struct process *parent = current(), *child = proc_alloc();
-	int fd;
+	int status = p->exit_status;
+	siginfo_t info = {
+		.si_code = status & 0x7f ? CLD_KILLED : CLD_EXITED,
+		.chld = { p->pid, 0, status & 0x7f ? status & 0x7f : (status >> 8) & 0xff },
+	};
 
-	if (!child)
-		return -EAGAIN;
-	if (share_mm) {
-		child->mm = parent->mm;
-		child->mm->refs++;
-	} else if (!(child->mm = mm_copy(parent->mm))) {
-		proc_free(child);
-		return -ENOMEM;
-	}
-	memcpy(child->comm, parent->comm, sizeof(child->comm));
-	child->parent = parent;
-	*child->tf = *parent->tf;
-	child->tf->rax = 0;			/* fork returns 0 in the child */
-	__asm__ volatile("fxsave64 %0" : "=m"(parent->fpu));
-	memcpy(child->fpu, parent->fpu, sizeof(child->fpu));
-	child->fs_base = parent->fs_base;
-	child->gs_base = parent->gs_base;
-	for (fd = 0; fd < NOFILE; fd++)
-		if (parent->files[fd])
-			child->files[fd] = file_get(parent->files[fd]);
-	child->sig.blocked = parent->sig.blocked;
-	memcpy(child->sig.action, parent->sig.action, sizeof(child->sig.action));
-	child->sig.altstack = parent->sig.altstack;
-	child->seccomp_mode = parent->seccomp_mode;
-	child->personality = parent->personality;
-	child->state = PROC_RUNNABLE;
-	if (share_mm) {
-		child->vfork_parent = parent;
-		while (child->vfork_parent == parent && child->state != PROC_ZOMBIE)
-			sleep_on(parent);
-	}
-	return child->pid;
+	if (p->exit_signal)
+		send_signal(p->parent, p->exit_signal, &info);
+	wakeup(p->parent);
 }
 
 /* The process ends: everything but its slot and kernel stack goes now; wait4 frees those. */
@@ -172,13 +159,13 @@ void proc_exit(int status)
 			p->files[fd] = NULL;
 		}
 	}
+	clear_child_tid(p);
 	mm_release(p->mm);
 	p->mm = NULL;
-	if (p->clear_child_tid)
-		p->clear_child_tid = 0;	/* no threads, so nobody to wake */
 	for (c = proc_table; c < proc_table + NPROC; c++) {
 		if (c->parent == p && c->state != PROC_UNUSED) {
-			c->parent = init_process;	/* orphans go to init */
+			c->parent = init_process;	/* orphans go to init, */
+			c->exit_signal = SIGCHLD;	/* which waits for them as for its own */
 			if (c->state == PROC_ZOMBIE)
 				wakeup(init_process);
 		}
@@ -189,21 +176,42 @@ void proc_exit(int status)
 	}
 	p->exit_status = status;
 	p->state = PROC_ZOMBIE;
-	wakeup(p->parent);
+	notify_parent(p);
 	schedule();			/* never to return: zombies do not run */
 	panic("a zombie ran");
 }
 
-static bool wait_matches(struct process *c, long pid)
+#define WUNTRACED	2
+#define WCONTINUED	8
+#define __WNOTHREAD	0x20000000
+#define __WALL		0x40000000
+#define __WCLONE	0x80000000
+
+/*
+ * pid > 0: that child; -1: any; 0: any in the caller's group; < -1: any in
+ * group -pid. As on Linux, a child whose exit signal is not SIGCHLD (a
+ * "clone child") is waited for only with __WCLONE or __WALL, and the others
+ * only without __WCLONE.
+ */
+static bool wait_matches(struct process *c, int pid, int options)
 {
-	return pid == -1 || pid == 0 || pid < -1 || c->pid == pid;
+	bool clone_child = c->exit_signal != SIGCHLD;
+
+	if (!(options & __WALL) && clone_child != !!(options & __WCLONE))
+		return false;
+	if (pid > 0)
+		return c->pid == pid;
+	if (pid == 0)
+		return c->pgid == current()->pgid;
+	return pid == -1 || c->pgid == -(long)pid;
 }
 
-long sys_wait4(long pid, int __user *ustatus, long options, void __user *rusage)
+long sys_wait4(int pid, int __user *ustatus, int options, void __user *rusage)
 {
 	struct process *p = current(), *c;
 
-	if (options & ~1l)	/* WNOHANG only */
+	/* No stopped or continued processes in ccos: WUNTRACED, WCONTINUED find none. */
+	if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WALL | __WCLONE))
 		return -EINVAL;
 	for (;;) {
 		bool have_child = false;
@@ -211,7 +219,7 @@ long sys_wait4(long pid, int __user *ustatus, long options, void __user *rusage)
 		for (c = proc_table; c < proc_table + NPROC; c++) {
 			int cpid;
 
-			if (c->parent != p || c->state == PROC_UNUSED || !wait_matches(c, pid))
+			if (c->parent != p || c->state == PROC_UNUSED || !wait_matches(c, pid, options))
 				continue;
 			have_child = true;
 			if (c->state != PROC_ZOMBIE)
@@ -244,6 +252,7 @@ void start_init(void)
 	if (!p)
 		panic("no memory for process 1");
 	init_process = p;
+	p->pgid = p->sid = p->pid;
 	argv[0] = boot_options.init;
 	for (i = 0; i < boot_options.init_argc; i++)
 		argv[i + 1] = boot_options.init_argv[i];

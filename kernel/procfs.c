@@ -4,6 +4,7 @@
 #include <ccos/boot.h>
 #include <ccos/mm.h>
 #include <ccos/abi.h>
+#include <ccos/errno.h>
 #include <ccos/lib.h>
 #include <ccos/printk.h>
 
@@ -97,12 +98,13 @@ static const struct {
 	{ "/proc/meminfo", meminfo },
 };
 
-char *procfs_generate(const char *path, size_t *len)
+/* The text of a /proc file: 0, -ENOENT when there is no such file, -ENOMEM when it does not fit. */
+long procfs_generate(const char *path, char **text, size_t *len)
 {
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(proc_files); i++)
 		if (!strcmp(path, proc_files[i].path))
-			return proc_files[i].generate(len);
-	return NULL;
+			return (*text = proc_files[i].generate(len)) ? 0 : -ENOMEM;
+	return -ENOENT;
 }

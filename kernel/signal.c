@@ -44,10 +44,24 @@ bool signal_pending(struct process *p)
 	return p->sig.pending & (~p->sig.blocked | UNBLOCKABLE);
 }
 
+static bool default_ignores(int sig);
+
+/* Ignored and not blocked: Linux drops it at once, so it wakes nobody (sig_ignored). */
+static bool dropped_at_send(struct process *p, int sig)
+{
+	uint64_t handler = p->sig.action[sig - 1].handler;
+
+	if (sig == SIGKILL || (p->sig.blocked & SIGBIT(sig)))
+		return false;
+	return handler == SIG_IGN || (handler == SIG_DFL && default_ignores(sig));
+}
+
 void send_signal(struct process *p, int sig, const siginfo_t *info)
 {
 	siginfo_t *si = &p->sig.info[sig - 1];
 
+	if (dropped_at_send(p, sig))
+		return;
 	if (info)
 		*si = *info;
 	else
@@ -85,6 +99,18 @@ static bool default_ignores(int sig)
 	/* No job control in ccos: the stop signals are ignored too. */
 	return sig == SIGCHLD || sig == SIGCONT || sig == 23 /* SIGURG */ ||
 	       sig == 28 /* SIGWINCH */ || sig == SIGSTOP || sig == 20 || sig == 21 || sig == 22;
+}
+
+bool fatal_signal_pending(struct process *p)
+{
+	uint64_t ready = p->sig.pending & (~p->sig.blocked | UNBLOCKABLE);
+	int sig;
+
+	for (sig = 1; sig <= NSIG; sig++)
+		if ((ready & SIGBIT(sig)) && (sig == SIGKILL ||
+		    (p->sig.action[sig - 1].handler == SIG_DFL && !default_ignores(sig))))
+			return true;
+	return false;
 }
 
 static bool on_altstack(const struct process *p, uint64_t sp)
@@ -155,23 +181,11 @@ static bool canonical(uint64_t a)
 	return (uint64_t)((int64_t)(a << 16) >> 16) == a;
 }
 
-void deliver_signals(struct trap_frame *tf)
+/* Act on the pending signals: true when a handler's frame is built (one handler at a time). */
+static bool handle_pending(struct process *p, struct trap_frame *tf)
 {
-	struct process *p = current();
 	uint64_t ready;
 
-	/*
-	 * iretq raises #GP in ring 0, before it reaches user mode, when the
-	 * rip it returns to is not canonical (SDM Vol. 2A IRET). A syscall
-	 * instruction in the last two bytes of user space leaves rcx, the
-	 * return address, at 0x800000000000: make that the #GP it would be
-	 * in user mode, before the way out trips on it.
-	 */
-	if (!canonical(tf->rip)) {
-		tf->vector = X86_GP;
-		tf->error_code = 0;
-		force_sig_fault(SIGSEGV, SI_KERNEL, 0, tf);
-	}
 	while ((ready = p->sig.pending & (~p->sig.blocked | UNBLOCKABLE))) {
 		int sig = __builtin_ctzl(ready) + 1;
 		struct k_sigaction *ka = &p->sig.action[sig - 1];
@@ -193,7 +207,33 @@ void deliver_signals(struct trap_frame *tf)
 			ka->handler = SIG_DFL;
 		p->sig.fault_trapno = p->sig.fault_err = p->sig.fault_cr2 = 0;
 		p->sig.restore_mask = false;	/* the frame holds the mask to restore */
-		return;				/* one handler at a time */
+		return true;
+	}
+	return false;
+}
+
+void deliver_signals(struct trap_frame *tf)
+{
+	struct process *p = current();
+
+	if (handle_pending(p, tf))
+		return;
+	/*
+	 * iretq raises #GP in ring 0, before it reaches user mode, when the
+	 * rip it returns to is not canonical (SDM Vol. 2A IRET). A syscall
+	 * instruction in the last two bytes of user space leaves rcx, the
+	 * return address, at 0x800000000000, and so does an int3 in the last
+	 * byte: make that the #GP it would be in user mode, before the way out
+	 * trips on it. Only when no handler runs first: a SIGTRAP handler for
+	 * that int3 runs at a good rip, and its frame keeps the bad one for
+	 * sigreturn to bring back.
+	 */
+	if (!canonical(tf->rip)) {
+		tf->vector = X86_GP;
+		tf->error_code = 0;
+		force_sig_fault(SIGSEGV, SI_KERNEL, 0, tf);
+		if (handle_pending(p, tf))
+			return;
 	}
 	if (p->sig.restore_mask) {		/* rt_sigsuspend, and no handler ran */
 		p->sig.blocked = p->sig.saved_mask;
@@ -257,7 +297,7 @@ long sys_rt_sigreturn(void)
 	return tf->rax;
 }
 
-long sys_rt_sigaction(long sig, const struct k_sigaction __user *act,
+long sys_rt_sigaction(int sig, const struct k_sigaction __user *act,
 		      struct k_sigaction __user *old, size_t setsize)
 {
 	struct process *p = current();
@@ -282,7 +322,7 @@ long sys_rt_sigaction(long sig, const struct k_sigaction __user *act,
 #define SIG_UNBLOCK	1
 #define SIG_SETMASK	2
 
-long sys_rt_sigprocmask(long how, const uint64_t __user *uset, uint64_t __user *old,
+long sys_rt_sigprocmask(int how, const uint64_t __user *uset, uint64_t __user *old,
 			size_t setsize)
 {
 	struct process *p = current();
@@ -404,7 +444,7 @@ long sys_rt_sigsuspend(const uint64_t __user *umask, size_t setsize)
  * id is its pid, so the thread group id must be that pid too. si_code
  * SI_TKILL tells the receiver how it came (musl's raise uses tkill).
  */
-static long send_to_thread(long tgid, long tid, long sig)
+static long send_to_thread(int tgid, int tid, int sig)
 {
 	struct process *p = proc_find(tid);
 	siginfo_t info = { .si_signo = sig, .si_code = SI_TKILL };
@@ -419,12 +459,12 @@ static long send_to_thread(long tgid, long tid, long sig)
 	return 0;
 }
 
-long sys_tkill(long tid, long sig)
+long sys_tkill(int tid, int sig)
 {
 	return send_to_thread(-1, tid, sig);
 }
 
-long sys_tgkill(long tgid, long tid, long sig)
+long sys_tgkill(int tgid, int tid, int sig)
 {
 	if (tgid <= 0)
 		return -EINVAL;

@@ -1,18 +1,19 @@
-/* File-descriptor system calls: read, write, open, close, dup2, lseek, fstat, ioctl, readv, writev. */
+/* File system calls: read, write, open, close, dup2, lseek, stat, ioctl, readv, writev. */
 #include <ccos/file.h>
 #include <ccos/proc.h>
 #include <ccos/abi.h>
 #include <ccos/errno.h>
+#include <ccos/lib.h>
 #include <ccos/uaccess.h>
 
-static struct file *fd_file(long fd)
+static struct file *fd_file(unsigned int fd)
 {
-	if (fd < 0 || fd >= NOFILE)
+	if (fd >= NOFILE)
 		return NULL;
 	return current()->files[fd];
 }
 
-long sys_read(long fd, char __user *buf, size_t n)
+long sys_read(unsigned int fd, char __user *buf, size_t n)
 {
 	struct file *f = fd_file(fd);
 
@@ -25,7 +26,7 @@ long sys_read(long fd, char __user *buf, size_t n)
 	return f->ops->read(f, buf, n);
 }
 
-long sys_write(long fd, const char __user *buf, size_t n)
+long sys_write(unsigned int fd, const char __user *buf, size_t n)
 {
 	struct file *f = fd_file(fd);
 
@@ -39,13 +40,14 @@ long sys_write(long fd, const char __user *buf, size_t n)
 }
 
 /* readv and writev: one call per iovec, stopping at a short transfer. */
-static long do_iov(long fd, const struct iovec __user *uiov, long cnt, bool write)
+static long do_iov(unsigned int fd, const struct iovec __user *uiov, unsigned long cnt, bool write)
 {
-	long total = 0, i;
+	long total = 0;
+	unsigned long i;
 
 	if (!fd_file(fd))
 		return -EBADF;
-	if (cnt < 0 || cnt > 1024)
+	if (cnt > 1024)
 		return -EINVAL;
 	for (i = 0; i < cnt; i++) {
 		struct iovec iov;
@@ -65,30 +67,50 @@ static long do_iov(long fd, const struct iovec __user *uiov, long cnt, bool writ
 	return total;
 }
 
-long sys_readv(long fd, const struct iovec __user *iov, long cnt)
+long sys_readv(unsigned long fd, const struct iovec __user *iov, unsigned long cnt)
 {
 	return do_iov(fd, iov, cnt, false);
 }
 
-long sys_writev(long fd, const struct iovec __user *iov, long cnt)
+long sys_writev(unsigned long fd, const struct iovec __user *iov, unsigned long cnt)
 {
 	return do_iov(fd, iov, cnt, true);
 }
 
-long sys_openat(long dirfd, const char __user *upath, long flags, long mode)
+#define PATH_BUF	256
+
+/*
+ * A path from user space, made absolute: every process works in the root
+ * (getcwd says "/"), so a relative path with AT_FDCWD starts there. ccos
+ * has no directories to open, so no other dirfd can be one.
+ */
+static long get_path(int dirfd, const char __user *upath, char *path)
 {
-	char path[256];
+	long len = strncpy_from_user(path + 1, upath, PATH_BUF - 1);
+
+	if (len < 0)
+		return len;
+	if (!len)
+		return -ENOENT;
+	if (path[1] == '/')
+		memmove(path, path + 1, len + 1);
+	else if (dirfd != AT_FDCWD)
+		return fd_file(dirfd) ? -ENOTDIR : -EBADF;
+	else
+		path[0] = '/';
+	return 0;
+}
+
+long sys_openat(int dirfd, const char __user *upath, int flags, unsigned int mode)
+{
+	char path[PATH_BUF];
 	struct file *f;
-	long err = strncpy_from_user(path, upath, sizeof(path));
+	long err = get_path(dirfd, upath, path);
 	int fd;
 
 	(void)mode;
-	if (err < 0)
+	if (err)
 		return err;
-	if (path[0] != '/' && dirfd != AT_FDCWD)
-		return -EBADF;		/* only absolute paths or the root as cwd */
-	if (path[0] != '/')
-		return -ENOENT;
 	f = file_open_path(path, flags, &err);
 	if (!f)
 		return err;
@@ -98,12 +120,12 @@ long sys_openat(long dirfd, const char __user *upath, long flags, long mode)
 	return fd;
 }
 
-long sys_open(const char __user *path, long flags, long mode)
+long sys_open(const char __user *path, int flags, unsigned int mode)
 {
 	return sys_openat(AT_FDCWD, path, flags, mode);
 }
 
-long sys_close(long fd)
+long sys_close(unsigned int fd)
 {
 	struct file *f = fd_file(fd);
 
@@ -115,12 +137,12 @@ long sys_close(long fd)
 }
 
 /* newfd becomes another descriptor of oldfd's file, closing what newfd was. */
-long sys_dup2(long oldfd, long newfd)
+long sys_dup2(unsigned int oldfd, unsigned int newfd)
 {
 	struct process *p = current();
 	struct file *f = fd_file(oldfd);
 
-	if (!f || newfd < 0 || newfd >= NOFILE)
+	if (!f || newfd >= NOFILE)
 		return -EBADF;
 	if (oldfd == newfd)
 		return newfd;
@@ -130,7 +152,7 @@ long sys_dup2(long oldfd, long newfd)
 	return newfd;
 }
 
-long sys_lseek(long fd, long off, long whence)
+long sys_lseek(unsigned int fd, long off, unsigned int whence)
 {
 	struct file *f = fd_file(fd);
 	long base;
@@ -151,13 +173,10 @@ long sys_lseek(long fd, long off, long whence)
 	return f->offset;
 }
 
-long sys_fstat(long fd, struct stat __user *ust)
+static long stat_file(struct file *f, struct stat __user *ust)
 {
-	struct file *f = fd_file(fd);
 	struct stat st = { 0 };
 
-	if (!f)
-		return -EBADF;
 	st.st_nlink = 1;
 	st.st_blksize = 4096;
 	if (f->is_console) {
@@ -172,7 +191,49 @@ long sys_fstat(long fd, struct stat __user *ust)
 	return copy_to_user(ust, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
-long sys_ioctl(long fd, unsigned long req, uint64_t arg)
+long sys_fstat(unsigned int fd, struct stat __user *ust)
+{
+	struct file *f = fd_file(fd);
+
+	return f ? stat_file(f, ust) : -EBADF;
+}
+
+#define AT_SYMLINK_NOFOLLOW	0x100
+#define AT_NO_AUTOMOUNT		0x800
+#define AT_EMPTY_PATH		0x1000
+
+/* glibc's fstat and stat both come here; there are no symbolic links to follow or not. */
+long sys_newfstatat(int dirfd, const char __user *upath, struct stat __user *ust, int flags)
+{
+	char path[PATH_BUF];
+	struct file *f;
+	long err;
+
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_EMPTY_PATH))
+		return -EINVAL;
+	err = get_path(dirfd, upath, path);
+	if (err == -ENOENT && (flags & AT_EMPTY_PATH))	/* the root is no file here */
+		return dirfd == AT_FDCWD ? -ENOENT : sys_fstat(dirfd, ust);
+	if (err)
+		return err;
+	if (!(f = file_open_path(path, 0, &err)))
+		return err;
+	err = stat_file(f, ust);
+	file_put(f);
+	return err;
+}
+
+long sys_stat(const char __user *path, struct stat __user *ust)
+{
+	return sys_newfstatat(AT_FDCWD, path, ust, 0);
+}
+
+long sys_lstat(const char __user *path, struct stat __user *ust)
+{
+	return sys_newfstatat(AT_FDCWD, path, ust, AT_SYMLINK_NOFOLLOW);
+}
+
+long sys_ioctl(unsigned int fd, unsigned int req, uint64_t arg)
 {
 	struct file *f = fd_file(fd);
 

@@ -21,7 +21,7 @@ long sys_getcwd(char __user *buf, unsigned long size)
 #define GRND_INSECURE	4
 
 /* The kernel's generator (kernel/random.c), which is ready from boot on: it never blocks. */
-long sys_getrandom(void __user *buf, size_t len, unsigned long flags)
+long sys_getrandom(void __user *buf, size_t len, unsigned int flags)
 {
 	size_t done = 0;
 
@@ -67,7 +67,7 @@ static long madvise_range_ok(struct mm *mm, uint64_t addr, uint64_t end, bool do
  * MADV_DONTNEED is a promise of Linux's too: the next read of anonymous
  * memory finds zeros. Shared frames (the vDSO) are left alone.
  */
-long sys_madvise(uint64_t addr, size_t len, long advice)
+long sys_madvise(uint64_t addr, size_t len, int advice)
 {
 	struct mm *mm = current()->mm;
 	uint64_t va, *pte, end = ALIGN_UP(addr + len, PAGE_SIZE);

@@ -62,8 +62,6 @@ long sys_mprotect(uint64_t addr, uint64_t len, long prot)
 	return mm_protect(current()->mm, addr, ALIGN_UP(len, PAGE_SIZE), prot);
 }
 
-#define BRK_MAX	(64ul << 20)	/* the heap's limit, like RLIMIT_DATA */
-
 /* Linux's brk: the new break, or the old one when the request fails. */
 long sys_brk(uint64_t brk)
 {
@@ -92,7 +90,7 @@ long sys_brk(uint64_t brk)
  * read or written, and -EFAULT only when that is the first: no piece
  * crosses a page on either side.
  */
-long sys_process_vm_readv(long pid, const struct iovec __user *local, unsigned long nlocal,
+long sys_process_vm_readv(int pid, const struct iovec __user *local, unsigned long nlocal,
 			  const struct iovec __user *remote, unsigned long nremote,
 			  unsigned long flags)
 {

@@ -1,4 +1,4 @@
-/* Small process system calls: ids, fork, exit, kill, uname, arch_prctl, prctl, reboot. */
+/* Small process system calls: ids, exit, uname, arch_prctl, prctl, reboot. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
 #include <ccos/errno.h>
@@ -10,22 +10,12 @@
 #include <ccos/time.h>
 #include <ccos/vgetcpu.h>
 
-long sys_fork(void)
-{
-	return do_fork(false);
-}
-
-long sys_vfork(void)
-{
-	return do_fork(true);
-}
-
-long sys_exit(long code)
+long sys_exit(int code)
 {
 	proc_exit((code & 0xff) << 8);
 }
 
-long sys_exit_group(long code)
+long sys_exit_group(int code)
 {
 	proc_exit((code & 0xff) << 8);
 }
@@ -53,28 +43,6 @@ long sys_geteuid(void) { return 0; }
 long sys_getgid(void) { return 0; }
 long sys_getegid(void) { return 0; }
 
-long sys_kill(long pid, long sig)
-{
-	struct process *p;
-	siginfo_t info = { .si_signo = sig, .si_code = SI_USER };
-	int sent = 0;
-
-	if (sig < 0 || sig > NSIG)
-		return -EINVAL;
-	info.kill.pid = current()->pid;
-	for (p = proc_table; p < proc_table + NPROC; p++) {
-		if (p->state == PROC_UNUSED || p->state == PROC_ZOMBIE)
-			continue;
-		/* pid > 0: that process; -1: all but init and the caller; 0 or < -1: all (one group) */
-		if (pid > 0 ? p->pid != pid : pid == -1 && (p == init_process || p == current()))
-			continue;
-		if (sig)
-			send_signal(p, sig, &info);
-		sent++;
-	}
-	return sent ? 0 : -ESRCH;
-}
-
 long sys_sched_yield(void)
 {
 	yield();
@@ -82,7 +50,7 @@ long sys_sched_yield(void)
 }
 
 /* One CPU: the mask is bit 0, in a buffer of at least 8 bytes as Linux requires. */
-long sys_sched_getaffinity(long pid, unsigned long len, void __user *mask)
+long sys_sched_getaffinity(int pid, unsigned int len, void __user *mask)
 {
 	uint64_t m = 1;
 
@@ -95,7 +63,7 @@ long sys_sched_getaffinity(long pid, unsigned long len, void __user *mask)
 	return sizeof(m);
 }
 
-long sys_sched_setaffinity(long pid, unsigned long len, const void __user *mask)
+long sys_sched_setaffinity(int pid, unsigned int len, const void __user *mask)
 {
 	uint64_t m = 0;
 
@@ -125,7 +93,7 @@ static bool user_canonical(uint64_t a)
 }
 
 /* FS and GS bases live in MSRs; wrmsr with a non-canonical value would #GP. */
-long sys_arch_prctl(long code, uint64_t addr)
+long sys_arch_prctl(int code, uint64_t addr)
 {
 	struct process *p = current();
 
@@ -161,7 +129,7 @@ long sys_set_tid_address(int __user *tidptr)
 #define REBOOT_MAGIC2		672274793
 #define REBOOT_CMD_POWER_OFF	0x4321fedc
 
-long sys_reboot(long magic1, long magic2, long cmd, void __user *arg)
+long sys_reboot(int magic1, int magic2, unsigned int cmd, void __user *arg)
 {
 	(void)arg;
 	if ((uint32_t)magic1 != REBOOT_MAGIC1 || magic2 != REBOOT_MAGIC2)
@@ -178,7 +146,7 @@ long sys_reboot(long magic1, long magic2, long cmd, void __user *arg)
 #define PR_SET_SECCOMP		22
 #define SECCOMP_MODE_STRICT	1
 
-long sys_prctl(long option, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+long sys_prctl(int option, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
 	struct process *p = current();
 	char name[16];

@@ -27,7 +27,7 @@ long sys_time(int64_t __user *t)
 	return now;
 }
 
-long sys_clock_gettime(long clock, struct timespec __user *uts)
+long sys_clock_gettime(int clock, struct timespec __user *uts)
 {
 	struct timespec ts;
 	int err = do_clock_gettime(clock, &ts);
@@ -37,7 +37,7 @@ long sys_clock_gettime(long clock, struct timespec __user *uts)
 	return copy_to_user(uts, &ts, sizeof(ts)) ? -EFAULT : 0;
 }
 
-long sys_clock_getres(long clock, struct timespec __user *uts)
+long sys_clock_getres(int clock, struct timespec __user *uts)
 {
 	struct timespec ts;
 	int err = do_clock_getres(clock, &ts);
@@ -93,7 +93,7 @@ long sys_nanosleep(const struct timespec __user *ureq, struct timespec __user *r
 	return sleep_until_ns(ktime_get_ns() + req.tv_sec * NSEC_PER_SEC + req.tv_nsec, rem);
 }
 
-long sys_clock_nanosleep(long clock, long flags, const struct timespec __user *ureq,
+long sys_clock_nanosleep(int clock, int flags, const struct timespec __user *ureq,
 			 struct timespec __user *rem)
 {
 	struct timespec req, now;
@@ -121,14 +121,13 @@ long sys_clock_nanosleep(long clock, long flags, const struct timespec __user *u
  * previous alarm, rounded to the nearest, and at least 1 if one was set;
  * fork does not copy an alarm, exec keeps it.
  */
-long sys_alarm(unsigned long seconds)
+long sys_alarm(unsigned int seconds)
 {
 	struct process *p = current();
 	uint64_t now = ktime_get_ns(), left = 0;
 
-	seconds = (unsigned int)seconds;
 	if (p->alarm_at_ns > now)
 		left = MAX((p->alarm_at_ns - now + NSEC_PER_SEC / 2) / NSEC_PER_SEC, 1);
-	p->alarm_at_ns = seconds ? now + seconds * NSEC_PER_SEC : 0;
+	p->alarm_at_ns = seconds ? now + (uint64_t)seconds * NSEC_PER_SEC : 0;
 	return left;
 }

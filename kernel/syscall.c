@@ -8,6 +8,12 @@
  * Each handler is written with its own typed arguments; the table calls
  * them all as six-argument functions, which the x86-64 calling convention
  * makes safe for integer and pointer arguments (rdi rsi rdx rcx r8 r9).
+ * A handler's types are Linux's: where Linux's prototype says int, pid_t or
+ * unsigned int, so does the handler, and the compiled handler reads only
+ * the low 32 bits of the register (for a 32-bit argument the x86-64 psABI
+ * leaves the upper half undefined). So glibc's -1 passed as 0xffffffff is
+ * -1, and kill(0x100000001, sig) acts on pid 1, as on Linux. clone3 (435)
+ * is absent, hence ENOSYS, on which glibc and musl fall back to clone.
  */
 typedef long (*syscall_fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 #define ENTRY(nr, fn)	[nr] = { (syscall_fn)(void (*)(void))fn, #fn }
@@ -20,7 +26,9 @@ static const struct {
 	ENTRY(1, sys_write),
 	ENTRY(2, sys_open),
 	ENTRY(3, sys_close),
+	ENTRY(4, sys_stat),
 	ENTRY(5, sys_fstat),
+	ENTRY(6, sys_lstat),
 	ENTRY(8, sys_lseek),
 	ENTRY(9, sys_mmap),
 	ENTRY(10, sys_mprotect),
@@ -40,6 +48,7 @@ static const struct {
 	ENTRY(35, sys_nanosleep),
 	ENTRY(37, sys_alarm),
 	ENTRY(39, sys_getpid),
+	ENTRY(56, sys_clone),
 	ENTRY(57, sys_fork),
 	ENTRY(58, sys_vfork),
 	ENTRY(59, sys_execve),
@@ -49,18 +58,26 @@ static const struct {
 	ENTRY(63, sys_uname),
 	ENTRY(79, sys_getcwd),
 	ENTRY(96, sys_gettimeofday),
+	ENTRY(97, sys_getrlimit),
+	ENTRY(99, sys_sysinfo),
 	ENTRY(102, sys_getuid),
 	ENTRY(103, sys_syslog),
 	ENTRY(104, sys_getgid),
 	ENTRY(107, sys_geteuid),
 	ENTRY(108, sys_getegid),
+	ENTRY(109, sys_setpgid),
 	ENTRY(110, sys_getppid),
+	ENTRY(111, sys_getpgrp),
+	ENTRY(112, sys_setsid),
+	ENTRY(121, sys_getpgid),
+	ENTRY(124, sys_getsid),
 	ENTRY(127, sys_rt_sigpending),
 	ENTRY(130, sys_rt_sigsuspend),
 	ENTRY(131, sys_sigaltstack),
 	ENTRY(135, sys_personality),
 	ENTRY(157, sys_prctl),
 	ENTRY(158, sys_arch_prctl),
+	ENTRY(160, sys_setrlimit),
 	ENTRY(169, sys_reboot),
 	ENTRY(186, sys_gettid),
 	ENTRY(200, sys_tkill),
@@ -74,6 +91,8 @@ static const struct {
 	ENTRY(231, sys_exit_group),
 	ENTRY(234, sys_tgkill),
 	ENTRY(257, sys_openat),
+	ENTRY(262, sys_newfstatat),
+	ENTRY(302, sys_prlimit64),
 	ENTRY(309, sys_getcpu),
 	ENTRY(310, sys_process_vm_readv),
 	ENTRY(318, sys_getrandom),

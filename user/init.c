@@ -21,12 +21,16 @@ static const char *const programs[] = {
 	"/bin/watchdogtest",
 	"/bin/musltest",
 	"/bin/muslsig",
+	"/bin/sysabi",
+	"/bin/sysclone",
+	"/bin/glibctest",
 };
 
 /* Built only where musl-gcc is (user/musl/musl.mk): a skip when missing. */
 static const char *const optional[] = {
 	"/bin/musltest",
 	"/bin/muslsig",
+	"/bin/glibctest",
 };
 #define NOT_BUILT	(-ENOENT)
 
@@ -69,7 +73,9 @@ static int run(char **argv, char **envp)
 static void report(const char *name, int status)
 {
 	if (status == NOT_BUILT) {
-		ktap_skip("not built: no musl-gcc (tools/setup installs musl-tools)", name);
+		ktap_skip(strcmp(name, "/bin/glibctest") ?
+			  "not built: no musl-gcc (tools/setup installs musl-tools)" :
+			  "not built: no libc.a for gcc -static (tools/setup installs libc6-dev)", name);
 		return;
 	}
 	if (status < 0)

@@ -47,3 +47,4 @@ $(BUILD)/user/labcheck.elf: $(LABCHECK_OBJS)
 -include $(USER_PROGS:.elf=.d) $(USER_LIB_OBJS:.o=.d) $(PART_OBJS:.o=.d)
 include user/musl/musl.mk
 include user/attack/attack.mk
+include user/glibc/glibc.mk

@@ -16,7 +16,7 @@ struct stat;
 struct file_ops {
 	ssize_t (*read)(struct file *f, char __user *buf, size_t n);
 	ssize_t (*write)(struct file *f, const char __user *buf, size_t n);
-	long (*ioctl)(struct file *f, unsigned long req, uint64_t arg);
+	long (*ioctl)(struct file *f, unsigned int req, uint64_t arg);
 	void (*release)(struct file *f);
 };
 
@@ -38,6 +38,6 @@ void file_put(struct file *f);
 int fd_install(struct file *f);
 
 /* Generated /proc files (kernel/procfs.c): a kmalloc'd text, its length. */
-char *procfs_generate(const char *path, size_t *len);
+long procfs_generate(const char *path, char **text, size_t *len);
 
 #endif

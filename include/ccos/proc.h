@@ -9,6 +9,8 @@
 #define NPROC		64
 #define NOFILE		32
 #define KSTACK_SIZE	(16 * 1024)
+#define STACK_SIZE	(256 * 1024ul)	/* a program's stack, RLIMIT_STACK */
+#define BRK_MAX		(64ul << 20)	/* the heap's limit, RLIMIT_DATA */
 
 enum proc_state { PROC_UNUSED, PROC_RUNNABLE, PROC_RUNNING, PROC_SLEEPING, PROC_ZOMBIE };
 
@@ -66,7 +68,9 @@ struct process {
 	struct signal_state sig;
 	int seccomp_mode;
 	unsigned int personality;	/* ADDR_NO_RANDOMIZE: see kernel/aslr.c */
-	uint64_t clear_child_tid;
+	uint64_t clear_child_tid;	/* CLONE_CHILD_CLEARTID, set_tid_address */
+	int exit_signal;		/* sent to the parent at exit: SIGCHLD, or clone's choice */
+	int pgid, sid;			/* process group and session */
 };
 
 /* Per-CPU data, found through the GS base in the kernel (swapgs). */
@@ -92,7 +96,9 @@ void proc_free(struct process *p);
 struct process *proc_find(int pid);
 __noreturn void proc_exit(int status);
 __noreturn void start_init(void);
-long do_fork(bool share_mm);
+
+/* kernel/fork.c */
+void clear_child_tid(struct process *p);
 
 /* kernel/sched.c */
 __noreturn void scheduler(void);

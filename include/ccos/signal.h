@@ -29,6 +29,8 @@
 #define SI_USER		0
 #define SI_KERNEL	0x80
 #define SI_TKILL	(-6)
+#define CLD_EXITED	1
+#define CLD_KILLED	2
 #define SEGV_MAPERR	1
 #define SEGV_ACCERR	2
 #define ILL_ILLOPN	2
@@ -102,5 +104,7 @@ void force_sig_fault(int sig, int code, uint64_t addr, struct trap_frame *tf);
 /* On the way back to user mode: run the default action or build a frame. */
 void deliver_signals(struct trap_frame *tf);
 bool signal_pending(struct process *p);
+/* A signal is pending that will end p when delivered (SIGKILL, or a default action that kills). */
+bool fatal_signal_pending(struct process *p);
 
 #endif

@@ -10,35 +10,47 @@ struct trap_frame;
 void syscall_dispatch(struct trap_frame *tf);
 
 /* kernel/sys_file.c */
-long sys_read(long fd, char __user *buf, size_t n);
-long sys_write(long fd, const char __user *buf, size_t n);
-long sys_open(const char __user *path, long flags, long mode);
-long sys_openat(long dirfd, const char __user *path, long flags, long mode);
-long sys_close(long fd);
-long sys_fstat(long fd, struct stat __user *st);
-long sys_lseek(long fd, long off, long whence);
-long sys_ioctl(long fd, unsigned long req, uint64_t arg);
-long sys_readv(long fd, const struct iovec __user *iov, long cnt);
-long sys_writev(long fd, const struct iovec __user *iov, long cnt);
+long sys_read(unsigned int fd, char __user *buf, size_t n);
+long sys_write(unsigned int fd, const char __user *buf, size_t n);
+long sys_open(const char __user *path, int flags, unsigned int mode);
+long sys_openat(int dirfd, const char __user *path, int flags, unsigned int mode);
+long sys_close(unsigned int fd);
+long sys_fstat(unsigned int fd, struct stat __user *st);
+long sys_stat(const char __user *path, struct stat __user *st);
+long sys_lstat(const char __user *path, struct stat __user *st);
+long sys_newfstatat(int dirfd, const char __user *path, struct stat __user *st, int flags);
+long sys_lseek(unsigned int fd, long off, unsigned int whence);
+long sys_ioctl(unsigned int fd, unsigned int req, uint64_t arg);
+long sys_readv(unsigned long fd, const struct iovec __user *iov, unsigned long cnt);
+long sys_writev(unsigned long fd, const struct iovec __user *iov, unsigned long cnt);
 
 /* kernel/sys_mm.c */
 long sys_mmap(uint64_t addr, uint64_t len, long prot, long flags, long fd, long off);
 long sys_munmap(uint64_t addr, uint64_t len);
 long sys_mprotect(uint64_t addr, uint64_t len, long prot);
 long sys_brk(uint64_t brk);
-long sys_process_vm_readv(long pid, const struct iovec __user *local, unsigned long nlocal,
+long sys_process_vm_readv(int pid, const struct iovec __user *local, unsigned long nlocal,
 			  const struct iovec __user *remote, unsigned long nremote,
 			  unsigned long flags);
 
-/* kernel/proc.c, kernel/exec.c, kernel/sys_proc.c */
+/* kernel/fork.c */
 long sys_fork(void);
 long sys_vfork(void);
+long sys_clone(unsigned long flags, uint64_t newsp, int __user *ptid, int __user *ctid,
+	       unsigned long tls);
+
+/* kernel/proc.c, kernel/exec.c, kernel/sys_proc.c, kernel/pgrp.c */
 long sys_execve(const char __user *path, const char *const __user *argv,
 		const char *const __user *envp);
-long sys_exit(long code);
-long sys_exit_group(long code);
-long sys_wait4(long pid, int __user *status, long options, void __user *rusage);
-long sys_kill(long pid, long sig);
+long sys_exit(int code);
+long sys_exit_group(int code);
+long sys_wait4(int pid, int __user *status, int options, void __user *rusage);
+long sys_kill(int pid, int sig);
+long sys_setpgid(int pid, int pgid);
+long sys_getpgid(int pid);
+long sys_getpgrp(void);
+long sys_setsid(void);
+long sys_getsid(int pid);
 long sys_getpid(void);
 long sys_getppid(void);
 long sys_gettid(void);
@@ -47,45 +59,54 @@ long sys_geteuid(void);
 long sys_getgid(void);
 long sys_getegid(void);
 long sys_sched_yield(void);
-long sys_sched_getaffinity(long pid, unsigned long len, void __user *mask);
-long sys_sched_setaffinity(long pid, unsigned long len, const void __user *mask);
+long sys_sched_getaffinity(int pid, unsigned int len, void __user *mask);
+long sys_sched_setaffinity(int pid, unsigned int len, const void __user *mask);
 long sys_uname(struct utsname __user *u);
-long sys_arch_prctl(long code, uint64_t addr);
+long sys_arch_prctl(int code, uint64_t addr);
 long sys_set_tid_address(int __user *tidptr);
-long sys_reboot(long magic1, long magic2, long cmd, void __user *arg);
-long sys_prctl(long option, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5);
-long sys_personality(unsigned long persona);
-long sys_syslog(long type, char __user *buf, long len);
+long sys_reboot(int magic1, int magic2, unsigned int cmd, void __user *arg);
+long sys_prctl(int option, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5);
+long sys_personality(unsigned int persona);
+long sys_syslog(int type, char __user *buf, int len);
 long sys_pipe(int __user *fds);
-long sys_dup2(long oldfd, long newfd);
+long sys_dup2(unsigned int oldfd, unsigned int newfd);
 long sys_getcpu(unsigned __user *cpu, unsigned __user *node, void __user *tcache);
 
 /* kernel/sys_libc.c */
 long sys_getcwd(char __user *buf, unsigned long size);
-long sys_getrandom(void __user *buf, size_t len, unsigned long flags);
-long sys_madvise(uint64_t addr, size_t len, long advice);
+long sys_getrandom(void __user *buf, size_t len, unsigned int flags);
+long sys_madvise(uint64_t addr, size_t len, int advice);
+
+/* kernel/sys_info.c */
+struct sysinfo;
+struct rlimit64;
+long sys_sysinfo(struct sysinfo __user *info);
+long sys_prlimit64(int pid, unsigned int resource, const struct rlimit64 __user *new,
+		   struct rlimit64 __user *old);
+long sys_getrlimit(unsigned int resource, struct rlimit64 __user *old);
+long sys_setrlimit(unsigned int resource, const struct rlimit64 __user *new);
 
 /* kernel/sys_time.c */
 long sys_gettimeofday(struct timeval __user *tv, struct timezone __user *tz);
 long sys_time(int64_t __user *t);
-long sys_clock_gettime(long clock, struct timespec __user *ts);
-long sys_clock_getres(long clock, struct timespec __user *ts);
+long sys_clock_gettime(int clock, struct timespec __user *ts);
+long sys_clock_getres(int clock, struct timespec __user *ts);
 long sys_nanosleep(const struct timespec __user *req, struct timespec __user *rem);
-long sys_clock_nanosleep(long clock, long flags, const struct timespec __user *req,
+long sys_clock_nanosleep(int clock, int flags, const struct timespec __user *req,
 			 struct timespec __user *rem);
-long sys_alarm(unsigned long seconds);
+long sys_alarm(unsigned int seconds);
 
 /* kernel/signal.c */
-long sys_rt_sigaction(long sig, const struct k_sigaction __user *act,
+long sys_rt_sigaction(int sig, const struct k_sigaction __user *act,
 		      struct k_sigaction __user *old, size_t setsize);
-long sys_rt_sigprocmask(long how, const uint64_t __user *set, uint64_t __user *old,
+long sys_rt_sigprocmask(int how, const uint64_t __user *set, uint64_t __user *old,
 			size_t setsize);
 long sys_rt_sigreturn(void);
 long sys_sigaltstack(const stack_t __user *ss, stack_t __user *old);
 long sys_rt_sigpending(uint64_t __user *set, size_t setsize);
 long sys_rt_sigsuspend(const uint64_t __user *mask, size_t setsize);
 long sys_pause(void);
-long sys_tkill(long tid, long sig);
-long sys_tgkill(long tgid, long tid, long sig);
+long sys_tkill(int tid, int sig);
+long sys_tgkill(int tgid, int tid, int sig);
 
 #endif

@@ -32,8 +32,9 @@ CONFIGS = [
     Config("vdsomap-hpet", fw="bios", cmdline="clocksource=hpet -- /bin/vdsomap", ktap=True),
     Config("vdsomap-jiffies", fw="bios", cmdline="clocksource=jiffies -- /bin/vdsomap", ktap=True),
     # Malformed and unknown options are warned about and defaulted; the
-    # words after -- reach init, which fails to run "a" and exits with 1.
-    Config("badopts-bios", fw="bios", cmdline="vsyscall=bogus clocksource= frobnicate -- a b",
+    # words after -- reach init, split at spaces outside double quotes, which
+    # go: init fails to run "a b" and exits with 1.
+    Config("badopts-bios", fw="bios", cmdline='vsyscall=bogus clocksource= frobnicate -- "a b" c',
            status=1),
     # A crafted ELF as init (tools/mkbadelf): a text segment, then one with
     # p_memsz 0, which maps nothing; the program exits with 42.
@@ -68,6 +69,9 @@ CONFIGS = [
     Config("maps-xonly", fw="bios", mode="xonly", ktap=True, cmdline="-- /bin/mapstest"),
     Config("maps-none", fw="bios", mode="none", ktap=True, cmdline="-- /bin/mapstest"),
     Config("maps-twice", fw="bios", ktap=True, cmdline="-- /bin/catmaps"),
+    # A short run of the system-call fuzzer (user/fuzz.c) with a fixed seed;
+    # make fuzz runs long ones with fresh seeds in every mode.
+    Config("fuzz-bios", fw="bios", ktap=True, cmdline="-- /bin/fuzz 1 3000", timeout=240),
     # The attack lab (test_attack.py, docs/attack.md): user/attack/attack in
     # each mode, with the heatmap's 4096 jumps (-m), given the copy of the
     # native page that the attacker studies; and the layout of its static-pie

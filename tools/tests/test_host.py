@@ -1,9 +1,9 @@
 """The ring-3 test programs on this Linux host: the same binaries, Linux's answers.
 
 The signal tests (sigfault, sigframe, sigmask, sigstate), mapstest,
-timetest, watchdogtest and the musl programs are ordinary static Linux
-x86-64 programs. Their expectations are Linux's, so they must pass here
-too; a case that fails on Linux but passes on ccos is a wrong expectation,
+timetest, watchdogtest, sysabi, sysclone, and the musl and glibc programs
+are ordinary static Linux x86-64 programs. Their expectations are Linux's,
+so they must pass here too; a case that fails on Linux but passes on ccos is a wrong expectation,
 not a pass. Where a host's answer depends on its CPU, hypervisor or kernel
 configuration, the program says SKIP and why (docs/testing.md). Each
 program runs in a session of its own (procs.run), killed whole on a
@@ -21,7 +21,7 @@ import harness
 import procs
 
 PROGRAMS = ["sigfault", "sigframe", "sigmask", "sigstate", "mapstest", "musltest", "muslsig",
-            "timetest", "watchdogtest"]
+            "timetest", "watchdogtest", "sysabi", "sysclone", "glibctest"]
 MUSL = {"musltest", "muslsig"}
 LINUX_X86_64 = pytest.mark.skipif(platform.system() != "Linux" or platform.machine() != "x86_64",
                                   reason="the programs are Linux x86-64 programs")
@@ -31,6 +31,8 @@ def run_program(name, *args, timeout=120):
     elf = os.path.join(harness.ROOT, "build", "user", name + ".elf")
     if name in MUSL and not os.path.exists(elf) and not shutil.which("musl-gcc"):
         pytest.skip("musl-gcc is missing (Debian's musl-tools; tools/setup installs it)")
+    if name == "glibctest" and not os.path.exists(elf):
+        pytest.skip("gcc has no libc.a (Debian's libc6-dev; tools/setup installs it)")
     assert os.path.exists(elf), "%s is not built: run make" % os.path.relpath(elf, harness.ROOT)
     r = procs.run([elf] + list(args), timeout, cwd=harness.ROOT)
     assert not r.timed_out, "timed out after %d s:\n%s" % (timeout, r.stdout)

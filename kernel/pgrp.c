@@ -1,0 +1,127 @@
+/* Process groups and sessions, and kill, which picks its targets by them. */
+#include <limits.h>
+#include <ccos/syscall.h>
+#include <ccos/proc.h>
+#include <ccos/errno.h>
+
+static bool alive(const struct process *p)
+{
+	return p->state != PROC_UNUSED && p->state != PROC_ZOMBIE;
+}
+
+/*
+ * Linux's init is protected (SIGNAL_UNKILLABLE): a signal sent to it whose
+ * action is the default one is dropped, SIGKILL included, so that no
+ * program can end the system by accident. Only a handler it installed
+ * runs.
+ */
+static void send_from_user(struct process *p, int sig, const siginfo_t *info)
+{
+	if (!sig)
+		return;
+	if (p == init_process && p->sig.action[sig - 1].handler == SIG_DFL)
+		return;
+	send_signal(p, sig, info);
+}
+
+/*
+ * pid > 0: that process. 0: every process of the caller's group. -1:
+ * every process but init and the caller. < -1: every process of group
+ * -pid. ESRCH when nobody was there to receive it.
+ */
+long sys_kill(int pid, int sig)
+{
+	struct process *p, *me = current();
+	siginfo_t info = { .si_signo = sig, .si_code = SI_USER };
+	int sent = 0;
+
+	if (sig < 0 || sig > NSIG)
+		return -EINVAL;
+	if (pid == INT_MIN)
+		return -ESRCH;		/* -pid would overflow: no such group */
+	info.kill.pid = me->pid;
+	for (p = proc_table; p < proc_table + NPROC; p++) {
+		if (!alive(p))
+			continue;
+		if (pid > 0 && p->pid != pid)
+			continue;
+		if (pid == 0 && p->pgid != me->pgid)
+			continue;
+		if (pid == -1 && (p == init_process || p == me))
+			continue;
+		if (pid < -1 && p->pgid != -pid)
+			continue;
+		send_from_user(p, sig, &info);
+		sent++;
+	}
+	return sent ? 0 : -ESRCH;
+}
+
+/* The process pid names: 0 is the caller. */
+static struct process *find_or_self(int pid)
+{
+	struct process *p = pid ? proc_find(pid) : current();
+
+	return p && alive(p) ? p : NULL;
+}
+
+/*
+ * Move pid (the caller or a child of it, in its session) into group pgid,
+ * an existing group of the session or a new one named after pid. A
+ * session leader stays where it is.
+ */
+long sys_setpgid(int pid, int pgid)
+{
+	struct process *p = find_or_self(pid), *q, *me = current();
+
+	if (pgid < 0)
+		return -EINVAL;
+	if (!p || (p != me && p->parent != me))
+		return -ESRCH;
+	if (p->sid != me->sid)
+		return -EPERM;
+	if (p->sid == p->pid)
+		return -EPERM;
+	if (!pgid)
+		pgid = p->pid;
+	if (pgid != p->pid) {
+		for (q = proc_table; q < proc_table + NPROC; q++)
+			if (alive(q) && q->pgid == pgid && q->sid == me->sid)
+				break;
+		if (q == proc_table + NPROC)
+			return -EPERM;
+	}
+	p->pgid = pgid;
+	return 0;
+}
+
+long sys_getpgid(int pid)
+{
+	struct process *p = find_or_self(pid);
+
+	return p ? p->pgid : -ESRCH;
+}
+
+long sys_getpgrp(void)
+{
+	return current()->pgid;
+}
+
+/* A new session and group, both named after the caller, unless it already leads a group. */
+long sys_setsid(void)
+{
+	struct process *p, *me = current();
+
+	for (p = proc_table; p < proc_table + NPROC; p++)
+		if (alive(p) && p->pgid == me->pid)
+			return -EPERM;
+	me->pgid = me->sid = me->pid;
+	return me->sid;
+}
+
+long sys_getsid(int pid)
+{
+	struct process *p = find_or_self(pid);
+
+	return p ? p->sid : -ESRCH;
+}

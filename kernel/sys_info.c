@@ -1,0 +1,90 @@
+/* What the system has and allows: sysinfo, and the resource limits of getrlimit and prlimit64. */
+#include <ccos/syscall.h>
+#include <ccos/proc.h>
+#include <ccos/mm.h>
+#include <ccos/errno.h>
+#include <ccos/time.h>
+#include <ccos/uaccess.h>
+
+/* Linux's struct sysinfo (linux/sysinfo.h), as free and uptime read it. */
+struct sysinfo {
+	int64_t uptime;			/* seconds since boot */
+	uint64_t loads[3];		/* 1, 5, 15 minutes, fixed point << 16 */
+	uint64_t totalram, freeram, sharedram, bufferram, totalswap, freeswap;
+	uint16_t procs, pad;
+	uint64_t totalhigh, freehigh;
+	uint32_t mem_unit;		/* the unit of the memory sizes, in bytes */
+};
+BUILD_BUG_ON(sizeof(struct sysinfo) != 112);
+
+/* ccos computes no load average: the loads stay 0. Memory counts in bytes (mem_unit 1). */
+long sys_sysinfo(struct sysinfo __user *uinfo)
+{
+	struct sysinfo info = { 0 };
+	struct process *p;
+
+	info.uptime = (ktime_get_ns() + NSEC_PER_SEC - 1) / NSEC_PER_SEC;	/* rounded up */
+	info.totalram = (frames_free() + frames_used()) * PAGE_SIZE;
+	info.freeram = frames_free() * PAGE_SIZE;
+	for (p = proc_table; p < proc_table + NPROC; p++)
+		if (p->state != PROC_UNUSED)
+			info.procs++;
+	info.mem_unit = 1;
+	return copy_to_user(uinfo, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+struct rlimit64 {
+	uint64_t cur, max;
+};
+
+#define RLIM_INFINITY	(~0ul)
+#define RLIMIT_DATA	2
+#define RLIMIT_STACK	3
+#define RLIMIT_CORE	4
+#define RLIMIT_NPROC	6
+#define RLIMIT_NOFILE	7
+#define RLIM_NLIMITS	16
+
+/* The limits ccos has, fixed and the same for every process; no limit is infinity. */
+static uint64_t rlimit(unsigned int resource)
+{
+	switch (resource) {
+	case RLIMIT_DATA: return BRK_MAX;
+	case RLIMIT_STACK: return STACK_SIZE;
+	case RLIMIT_CORE: return 0;		/* ccos writes no core files */
+	case RLIMIT_NPROC: return NPROC;
+	case RLIMIT_NOFILE: return NOFILE;
+	}
+	return RLIM_INFINITY;
+}
+
+/* The old limit, and a new one only if it is the same: ccos cannot change them. */
+long sys_prlimit64(int pid, unsigned int resource, const struct rlimit64 __user *unew,
+		   struct rlimit64 __user *uold)
+{
+	struct rlimit64 lim = { rlimit(resource), rlimit(resource) }, want;
+
+	if (resource >= RLIM_NLIMITS)
+		return -EINVAL;
+	if (pid && !proc_find(pid))
+		return -ESRCH;
+	if (unew) {
+		if (copy_from_user(&want, unew, sizeof(want)))
+			return -EFAULT;
+		if (want.cur > want.max)
+			return -EINVAL;
+		if (want.cur != lim.cur || want.max != lim.max)
+			return -EPERM;
+	}
+	return uold && copy_to_user(uold, &lim, sizeof(lim)) ? -EFAULT : 0;
+}
+
+long sys_getrlimit(unsigned int resource, struct rlimit64 __user *old)
+{
+	return sys_prlimit64(0, resource, NULL, old);
+}
+
+long sys_setrlimit(unsigned int resource, const struct rlimit64 __user *new)
+{
+	return sys_prlimit64(0, resource, new, NULL);
+}

@@ -1,0 +1,225 @@
+/* fuzz: random system calls with hostile arguments, each in a child under a watchdog. */
+#include "testutil.h"
+
+/*
+ * fuzz SEED CALLS [trace]: the calls come from SEED alone, so a run can be
+ * repeated; `trace` prints each call before it is made, to find the one a
+ * hang stopped at. Each call runs in a forked child, which the parent
+ * kills if it is not done in WATCHDOG_MS, then reaps. A line every
+ * HEARTBEAT calls shows the run is alive. At the end, memory and the
+ * number of processes must be back where they were.
+ */
+#define WATCHDOG_MS	100
+#define HEARTBEAT	500
+#define WARMUP		200		/* calls before the first count of memory */
+#define SLACK_KB	256		/* the kernel heap may keep a few more pages cached */
+#define MAX_NR		512
+
+#define __NR_sysinfo	99
+#define __NR_tkill	200
+#define __NR_tgkill	234
+
+/* xorshift64*: small, and the same sequence on every machine for a seed. */
+static unsigned long rng;
+
+static unsigned long next_random(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dul;
+}
+
+/* The numbers ccos implements, picked more often than the rest. */
+static const short known[] = {
+	0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 19, 20, 24, 28, 34, 35,
+	37, 39, 56, 57, 58, 59, 60, 61, 62, 63, 79, 96, 97, 99, 102, 104, 107, 108, 109,
+	110, 111, 112, 121, 124, 127, 130, 131, 157, 158, 160, 186, 200, 201, 203, 204,
+	218, 228, 229, 230, 231, 234, 257, 262, 302, 309, 310, 318, 435,
+};
+
+static char buf[8192] __attribute__((aligned(4096)));	/* what "a user pointer" points into */
+
+static unsigned long random_arg(void)
+{
+	static const unsigned long kernel[] = {
+		0xffffffff80000000ul, 0xffff800000000000ul, 0xffff888000000000ul,
+		0xffffffffff5ff000ul, 0xffffffffff600000ul, 0xfffffffffffff000ul,
+	};
+	static const unsigned long huge[] = {
+		~0ul, 0x7ffffffffffful, 1ul << 40, 0x7ffffffful, 0x80000000ul, 0xfffffffful,
+		0x800000000000ul - 0x10000,
+	};
+	unsigned long r = next_random();
+
+	switch (r % 8) {
+	case 0: return (long)(r >> 8) % 8 - 1;			/* -1 ... 6 */
+	case 1: return (r >> 8) & 1 ? (unsigned long)(long)(int)(r >> 16) : (unsigned int)(r >> 16);
+	case 2: return (unsigned long)buf + (r >> 8) % sizeof(buf);	/* mapped */
+	case 3: return ((r >> 8) & 0x7ffffffff) << 12;		/* mostly unmapped */
+	case 4: return kernel[(r >> 8) % ARRAY_SIZE(kernel)] + ((r >> 16) & 0xfff);
+	case 5: return 0x800000000000ul | (r >> 8) << 47;	/* non-canonical */
+	case 6: return huge[(r >> 8) % ARRAY_SIZE(huge)];
+	}
+	return next_random();
+}
+
+struct call {
+	unsigned long nr, a[6];
+};
+
+/* Calls that would reach outside the child are pointed back at it: kill(-1) would end the run. */
+static void make_call(struct call *c, long self_pid)
+{
+	unsigned long r = next_random();
+	int i;
+
+	if (r % 4)
+		c->nr = known[(r >> 8) % ARRAY_SIZE(known)];
+	else
+		c->nr = (r >> 8) % 8 ? (r >> 16) % MAX_NR : next_random();
+	for (i = 0; i < 6; i++)
+		c->a[i] = random_arg();
+	if (c->nr == __NR_kill || c->nr == __NR_tkill)
+		c->a[0] = self_pid;
+	if (c->nr == __NR_tgkill)
+		c->a[0] = c->a[1] = self_pid;
+	if (c->nr == __NR_reboot)
+		c->nr = __NR_getpid;
+}
+
+/* The child: fds 0, 1 and 2 become a read-only file, so no stray write reaches the console. */
+static void run_call(const struct call *c)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		close(i);
+		open("/proc/meminfo", O_RDONLY, 0);
+	}
+	alarm(2);			/* a second watchdog, should the parent's fail */
+	for (i = 0; i < (int)sizeof(buf); i++)
+		buf[i] = next_random();
+	syscall6(c->nr, c->a[0], c->a[1], c->a[2], c->a[3], c->a[4], c->a[5]);
+	exit_group(0);
+}
+
+struct counts {
+	long returned, signaled, watchdog, forkfail;
+};
+
+/* Wait for the child, yielding first (most calls are done at once), then sleeping; kill it at the deadline. */
+static void reap(long pid, const struct call *c, long n, struct counts *k)
+{
+	long deadline = now_ns() + WATCHDOG_MS * MSEC, r;
+	int status, i = 0;
+
+	while ((r = wait4(pid, &status, WNOHANG, NULL)) == 0 && now_ns() < deadline) {
+		if (i++ < 16)
+			sched_yield();
+		else
+			sleep_ns(5 * MSEC);
+	}
+	if (r == 0) {
+		kill(pid, SIGKILL);
+		r = wait4(pid, &status, 0, NULL);
+		k->watchdog++;
+		if (k->watchdog <= 20)
+			ktap_diag("call %ld: %ld(%#lx, %#lx, %#lx, %#lx, %#lx, %#lx) still running after %d ms: killed",
+				  n, c->nr, c->a[0], c->a[1], c->a[2], c->a[3], c->a[4], c->a[5], WATCHDOG_MS);
+	} else if (WIFSIGNALED(status)) {
+		k->signaled++;
+	} else {
+		k->returned++;
+	}
+}
+
+static long mem_free_kb(void)
+{
+	char text[256];
+	long fd = open("/proc/meminfo", O_RDONLY, 0), n, kb = 0;
+	char *p;
+
+	if (fd < 0)
+		return fd;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	text[n > 0 ? n : 0] = '\0';
+	p = strchr(text, '\n');			/* MemFree is the second line */
+	for (p = p ? strchr(p, ':') : NULL; p && *++p;)
+		if (*p >= '0' && *p <= '9')
+			kb = kb * 10 + *p - '0';
+		else if (kb)
+			break;
+	return kb;
+}
+
+static int processes(void)
+{
+	unsigned long si[14] = { 0 };	/* struct sysinfo: procs is the u16 at offset 80 */
+
+	syscall1(__NR_sysinfo, (long)si);
+	return (unsigned short)si[10];
+}
+
+static unsigned long parse_number(const char *s)
+{
+	unsigned long v = 0;
+
+	while (*s >= '0' && *s <= '9')
+		v = v * 10 + *s++ - '0';
+	return v;
+}
+
+int main(int argc, char **argv, char **envp)
+{
+	unsigned long seed = argc > 1 ? parse_number(argv[1]) : 1;
+	long calls = argc > 2 ? (long)parse_number(argv[2]) : 2000, n, pid;
+	int trace = argc > 3 && !strcmp(argv[3], "trace"), procs_before = 0;
+	long free_before = 0, free_after, t0 = now_ns();
+	unsigned long saved;
+	struct counts k = { 0 };
+	struct call c;
+
+	(void)envp;
+	rng = seed * 0x9e3779b97f4a7c15ul + 1;
+	ktap_plan(3);
+	ktap_diag("fuzz: seed %lu, %ld calls, watchdog %d ms (repeat with: fuzz %lu %ld trace)",
+		  seed, calls, WATCHDOG_MS, seed, calls);
+	for (n = 1; n <= calls; n++) {
+		if (n == WARMUP || (n == calls && calls < WARMUP)) {
+			sleep_ns(50 * MSEC);		/* let init reap the orphans */
+			free_before = mem_free_kb();
+			procs_before = processes();
+		}
+		saved = rng;
+		make_call(&c, 0);
+		if (trace)
+			ktap_diag("call %ld: %ld(%#lx, %#lx, %#lx, %#lx, %#lx, %#lx)", n, c.nr,
+				  c.a[0], c.a[1], c.a[2], c.a[3], c.a[4], c.a[5]);
+		pid = fork();
+		if (pid == 0) {
+			rng = saved;
+			make_call(&c, getpid());	/* the same call, pointed at this child */
+			run_call(&c);
+		}
+		if (pid < 0) {
+			k.forkfail++;
+			sleep_ns(10 * MSEC);
+			continue;
+		}
+		reap(pid, &c, n, &k);
+		if (n % HEARTBEAT == 0)
+			ktap_diag("fuzz: %ld calls in %ld ms: %ld returned, %ld killed by a signal, %ld by the watchdog",
+				  n, (now_ns() - t0) / MSEC, k.returned, k.signaled, k.watchdog);
+	}
+	sleep_ns(100 * MSEC);
+	free_after = mem_free_kb();
+	ktap_diag("fuzz: done, %ld calls in %ld ms; MemFree %ld kB -> %ld kB; processes %d -> %d",
+		  calls, (now_ns() - t0) / MSEC, free_before, free_after, procs_before, processes());
+	ktap_ok(k.returned + k.signaled + k.watchdog == calls && !k.forkfail,
+		"every_call_returned_or_was_killed");
+	ktap_ok(free_after >= free_before - SLACK_KB, "no_memory_leaked");
+	ktap_ok(processes() == procs_before, "no_process_left");
+	return ktap_done();
+}
