@@ -24,8 +24,7 @@ syscall_entry:
 	push 0				; error code
 	push SYSCALL_MARK		; vector
 	push_registers
-	cld
-	mov rdi, rsp
+	mov rdi, rsp			; DF is clear: FMASK cleared it (syscall_init)
 	extern syscall_dispatch
 	call syscall_dispatch
 

@@ -101,10 +101,32 @@ static bool user_writable(uint64_t addr, size_t n)
 }
 
 /*
- * The first output pointer that the call could not write through, or 0.
- * Checked before the call, so that a call with one good pointer and one
- * bad writes nothing at all: no half-done vsyscall for an exploit to use.
+ * Do all the bytes the call may write (its non-NULL output pointers) lie
+ * in one page of the user half? Then its first store faults or none
+ * does: put_user is one mov, and a fault stops the instruction before
+ * it writes anything (SDM Vol. 3 §6.5: faults are precise), copy_to_user
+ * of a struct within a page faults on its first step or not at all, and
+ * every later store goes to that same page. So the call writes nothing
+ * or everything, and needs no walk of the page tables.
  */
+static bool outputs_in_one_page(const struct trap_frame *tf, const struct vsyscall_call *call)
+{
+	const uint64_t ptr[2] = { tf->rdi, tf->rsi };
+	uint64_t lo = ~0ul, hi = 0;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!call->out[i] || !ptr[i])
+			continue;
+		if (!access_ok((void __user *)ptr[i], call->out[i]))
+			return false;
+		lo = MIN(lo, ptr[i] / PAGE_SIZE);
+		hi = MAX(hi, (ptr[i] + call->out[i] - 1) / PAGE_SIZE);
+	}
+	return lo >= hi;
+}
+
+/* The first output pointer that the call could not write through, or 0. */
 static uint64_t first_bad_pointer(const struct trap_frame *tf, const struct vsyscall_call *call)
 {
 	const uint64_t ptr[2] = { tf->rdi, tf->rsi };
@@ -114,6 +136,12 @@ static uint64_t first_bad_pointer(const struct trap_frame *tf, const struct vsys
 		if (call->out[i] && ptr[i] && !user_writable(ptr[i], call->out[i]))
 			return ptr[i];
 	return 0;
+}
+
+/* The first non-NULL output pointer: where a call whose outputs share a page faulted. */
+static uint64_t first_output(const struct trap_frame *tf, const struct vsyscall_call *call)
+{
+	return call->out[0] && tf->rdi ? tf->rdi : tf->rsi;
 }
 
 /*
@@ -174,12 +202,17 @@ void emulate_vsyscall(struct trap_frame *tf)
 	if (current()->seccomp_mode)
 		proc_exit(SIGKILL);
 
-	bad = first_bad_pointer(tf, call);
+	/*
+	 * A call with one good output pointer and one bad must write
+	 * nothing: no half-done vsyscall for an exploit to use. Outputs in
+	 * one page give that by themselves; outputs across pages are
+	 * checked against the page tables before the call.
+	 */
+	bad = outputs_in_one_page(tf, call) ? 0 : first_bad_pointer(tf, call);
 	ret = bad ? -EFAULT : call->fn(tf);
 	if (ret == -EFAULT) {
 		warn_bad_vsyscall(tf, "vsyscall fault (exploit attempt?)");
-		/* After the check above only a kernel bug gets here with bad == 0. */
-		force_write_fault(tf, bad ? bad : tf->rdi);
+		force_write_fault(tf, bad ? bad : first_output(tf, call));
 		return;
 	}
 
@@ -220,6 +253,11 @@ bool vsyscall_fault(struct trap_frame *tf, uint64_t addr)
 	enum vsyscall_mode mode = boot_options.vsyscall;
 	uint32_t err = tf->error_code;
 
+	/* The common case first: a call in xonly, fetching the entry's absent page. */
+	if (mode == VSYSCALL_XONLY && err == (PF_USER | PF_INSTR) && addr == tf->rip) {
+		emulate_vsyscall(tf);
+		return true;
+	}
 	/* native and emulate map the page: a fault there is a write, an ordinary fault. */
 	if (mode != VSYSCALL_XONLY && mode != VSYSCALL_NONE)
 		return false;
