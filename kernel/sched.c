@@ -115,19 +115,10 @@ void sched_tick(struct trap_frame *tf)
 		need_resched = true;
 }
 
-/*
- * The last step before any return to user mode. Most returns have nothing
- * to do: no signal queued, no mask to put back, a rip in the user half.
- * Anything else (a rip in the vsyscall page, or not canonical) is
- * deliver_signals' to sort out.
- */
-void return_to_user(struct trap_frame *tf)
+/* The slow part of return_to_user (include/ccos/proc.h): a reschedule, or signal work. */
+void return_to_user_work(struct trap_frame *tf)
 {
-	struct process *p;
-
 	if (need_resched)
 		yield();
-	p = current();
-	if (p->sig.pending || p->sig.restore_mask || tf->rip >= USER_TOP)
-		deliver_signals(tf);
+	deliver_signals(tf);
 }

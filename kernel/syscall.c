@@ -10,12 +10,9 @@
  * makes safe for integer and pointer arguments (rdi rsi rdx rcx r8 r9).
  */
 typedef long (*syscall_fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
-#define ENTRY(nr, fn)	[nr] = { (syscall_fn)(void (*)(void))fn, #fn }
+#define ENTRY(nr, fn)	[nr] = (syscall_fn)(void (*)(void))fn
 
-static const struct {
-	syscall_fn fn;
-	const char *name;
-} syscall_table[] = {
+static const syscall_fn syscall_table[] = {
 	ENTRY(0, sys_read),
 	ENTRY(1, sys_write),
 	ENTRY(2, sys_open),
@@ -92,8 +89,8 @@ void syscall_dispatch(struct trap_frame *tf)
 
 	if (p->seccomp_mode && !seccomp_allows(nr))
 		proc_exit(SIGKILL);
-	if (nr < ARRAY_SIZE(syscall_table) && syscall_table[nr].fn)
-		tf->rax = syscall_table[nr].fn(tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9);
+	if (nr < ARRAY_SIZE(syscall_table) && syscall_table[nr])
+		tf->rax = syscall_table[nr](tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9);
 	else
 		tf->rax = -ENOSYS;
 	return_to_user(tf);

@@ -9,9 +9,8 @@
 /* The whole range lies in the user half and does not wrap. */
 static inline bool access_ok(const void __user *p, size_t n)
 {
-	uint64_t a = (uint64_t)p;
-
-	return a + n >= a && a + n <= USER_TOP;
+	/* a + n <= USER_TOP, said without overflow: one compare for a constant n */
+	return n <= USER_TOP && (uint64_t)p <= USER_TOP - n;
 }
 
 /* 0, or -EFAULT with part copied (a copy across pages can fault in its middle). */
@@ -95,12 +94,13 @@ static inline long put_user_n(uint64_t x, void __user *p, size_t n)
 	return err;
 }
 
-/* x = *ptr, or -EFAULT; x and *ptr are integers or pointers of 1, 2, 4 or 8 bytes. */
+/* x = *ptr, or -EFAULT and x untouched; x and *ptr are integers or pointers of 1, 2, 4 or 8 bytes. */
 #define get_user(x, ptr) ({						\
 	uint64_t v_ = 0;						\
 	long e_ = get_user_n(&v_, (ptr), sizeof(*(ptr)));		\
 	BUILD_BUG_ON(sizeof(*(ptr)) & (sizeof(*(ptr)) - 1) || sizeof(*(ptr)) > 8); \
-	(x) = (__typeof__(*(ptr)))v_;					\
+	if (!e_)							\
+		(x) = (__typeof__(*(ptr)))v_;				\
 	e_;								\
 })
 #define put_user(x, ptr)						\

@@ -102,32 +102,34 @@ static bool user_writable(uint64_t addr, size_t n)
 
 /*
  * Do all the bytes the call may write (its non-NULL output pointers) lie
- * in one page of the user half? Then its first store faults or none
- * does: put_user is one mov, and a fault stops the instruction before
- * it writes anything (SDM Vol. 3 §6.5: faults are precise), copy_to_user
- * of a struct within a page faults on its first step or not at all, and
- * every later store goes to that same page. So the call writes nothing
- * or everything, and needs no walk of the page tables.
+ * in one page? Then its first store faults or none does: put_user is one
+ * mov, and a fault stops the instruction before it writes anything (SDM
+ * Vol. 3 §6.5: faults are precise), copy_to_user of a struct within a
+ * page faults on its first step or not at all, and every later store
+ * goes to that same page. In a page of the kernel half, the call's own
+ * access_ok refuses the first output before any store. So the call writes
+ * nothing or everything, and needs no walk of the page tables. (An output
+ * that wraps around the address space ends in another page: walked.)
  */
-static bool outputs_in_one_page(const struct trap_frame *tf, const struct vsyscall_call *call)
+static inline bool in_page(uint64_t p, size_t n, uint64_t *page)
 {
-	const uint64_t ptr[2] = { tf->rdi, tf->rsi };
-	uint64_t lo = ~0ul, hi = 0;
-	int i;
+	if (!n || !p)
+		return true;		/* not an output, or NULL: nothing written */
+	if (*page == ~0ul)
+		*page = p / PAGE_SIZE;
+	return p / PAGE_SIZE == *page && (p + n - 1) / PAGE_SIZE == *page;
+}
 
-	for (i = 0; i < 2; i++) {
-		if (!call->out[i] || !ptr[i])
-			continue;
-		if (!access_ok((void __user *)ptr[i], call->out[i]))
-			return false;
-		lo = MIN(lo, ptr[i] / PAGE_SIZE);
-		hi = MAX(hi, (ptr[i] + call->out[i] - 1) / PAGE_SIZE);
-	}
-	return lo >= hi;
+static inline bool outputs_in_one_page(const struct trap_frame *tf, const struct vsyscall_call *call)
+{
+	uint64_t page = ~0ul;
+
+	return in_page(tf->rdi, call->out[0], &page) && in_page(tf->rsi, call->out[1], &page);
 }
 
 /* The first output pointer that the call could not write through, or 0. */
-static uint64_t first_bad_pointer(const struct trap_frame *tf, const struct vsyscall_call *call)
+static __noinline uint64_t first_bad_pointer(const struct trap_frame *tf,
+					     const struct vsyscall_call *call)
 {
 	const uint64_t ptr[2] = { tf->rdi, tf->rsi };
 	int i;
@@ -149,9 +151,11 @@ static uint64_t first_output(const struct trap_frame *tf, const struct vsyscall_
  * the caller gets that fault, as Linux makes it: SIGSEGV at the pointer,
  * and in the signal frame a user-mode write page fault (trapno 14, err
  * user|write, cr2 the pointer). force_sig_fault takes trapno and err from
- * a frame, so it is given a copy that describes that fault.
+ * a frame, so it is given a copy that describes that fault. (Out of line,
+ * like every failure path, so that the calls that succeed pay nothing for
+ * that copy.)
  */
-static void force_write_fault(const struct trap_frame *tf, uint64_t addr)
+static __noinline void force_write_fault(const struct trap_frame *tf, uint64_t addr)
 {
 	struct trap_frame as_fault = *tf;
 
@@ -163,8 +167,8 @@ static void force_write_fault(const struct trap_frame *tf, uint64_t addr)
 /*
  * A call into the vsyscall page, in emulate mode (int $0xcc at an entry,
  * vector 0xcc) or in xonly mode (the instruction-fetch fault at an entry,
- * through vsyscall_fault). The checks come in the order design.md gives,
- * and every failure leaves rip where the call entered the page.
+ * from mm/fault.c). The checks come in the order design.md gives, and
+ * every failure leaves rip where the call entered the page.
  */
 void emulate_vsyscall(struct trap_frame *tf)
 {
@@ -253,11 +257,6 @@ bool vsyscall_fault(struct trap_frame *tf, uint64_t addr)
 	enum vsyscall_mode mode = boot_options.vsyscall;
 	uint32_t err = tf->error_code;
 
-	/* The common case first: a call in xonly, fetching the entry's absent page. */
-	if (mode == VSYSCALL_XONLY && err == (PF_USER | PF_INSTR) && addr == tf->rip) {
-		emulate_vsyscall(tf);
-		return true;
-	}
 	/* native and emulate map the page: a fault there is a write, an ordinary fault. */
 	if (mode != VSYSCALL_XONLY && mode != VSYSCALL_NONE)
 		return false;
