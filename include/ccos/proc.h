@@ -107,15 +107,17 @@ void return_to_user_work(struct trap_frame *tf);
 
 /*
  * The last step before any return to user mode. Most returns have nothing
- * to do: no reschedule asked for, no signal queued, no mask to put back,
- * a rip in the user half. Anything else (a rip in the vsyscall page, or
- * not canonical) is for deliver_signals to sort out.
+ * to do: no reschedule asked for, no signal queued, a rip in the user
+ * half. Anything else (a rip in the vsyscall page, or not canonical) is
+ * for deliver_signals to sort out. A mask to put back needs no test of
+ * its own: rt_sigsuspend, which alone sets restore_mask, returns only
+ * with a signal pending.
  */
 static inline void return_to_user(struct trap_frame *tf)
 {
 	struct process *p = current();
 
-	if (need_resched || p->sig.pending || p->sig.restore_mask || tf->rip >= USER_TOP)
+	if (need_resched || p->sig.pending || tf->rip >= USER_TOP)
 		return_to_user_work(tf);
 }
 
