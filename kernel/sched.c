@@ -13,7 +13,7 @@
  * next runnable process in table order and switches to it.
  */
 static uint64_t scheduler_context;
-volatile bool need_resched;
+bool need_resched;
 
 static void run(struct process *p)
 {

@@ -102,7 +102,7 @@ void schedule(void);
 void sleep_on(const void *chan);
 void sleep_until(const void *chan, uint64_t wake_at_ns);
 void wakeup(const void *chan);
-extern volatile bool need_resched;
+extern bool need_resched;		/* read and written with interrupts off */
 void return_to_user_work(struct trap_frame *tf);
 
 /*
