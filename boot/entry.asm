@@ -10,10 +10,16 @@ section .boot.text
 bits 32
 global _start
 _start:
-	cli
-	mov esp, boot32_stack_top
 	mov edi, eax			; keep magic and info pointer for kmain
 	mov esi, ebx
+	; The TSC at the kernel's first instructions (boot_tsc, for the boot
+	; count of make bench). Stored through its physical address: paging
+	; is off, and the kernel's data sits KERNEL_VMA below its link address.
+	rdtsc
+	mov [boot_tsc - KERNEL_VMA], eax
+	mov [boot_tsc - KERNEL_VMA + 4], edx
+	cli
+	mov esp, boot32_stack_top
 
 	cmp edi, MB2_BOOT_MAGIC
 	jne .no_multiboot
@@ -180,6 +186,10 @@ boot32_stack_top:
 msg_no_multiboot: db "ccos: not started by a multiboot2 loader (eax != 0x36d76289); boot ccos with GRUB's multiboot2 command", 13, 10, 0
 msg_no_long_mode: db "ccos: this CPU has no long mode (CPUID 0x80000001 EDX bit 29); ccos needs an x86-64 CPU", 13, 10, 0
 msg_no_nx: db "ccos: this CPU has no NX bit (CPUID 0x80000001 EDX bit 20); ccos needs it for its no-execute pages", 13, 10, 0
+
+section .data
+global boot_tsc
+boot_tsc:	dq 0
 
 section .bss
 align 4096

@@ -36,6 +36,7 @@ static void print_boot_summary(const struct boot_info *bi)
 	       bi->rsdp_revision);
 	printk("ccos: frames: %lu free, %lu used\n", frames_free(), frames_used());
 	printk("ccos: command line \"%s\"\n", bi->cmdline ? bi->cmdline : "");
+	printk(KERN_DEBUG "ccos: kernel entered at TSC %lu\n", boot_tsc);
 }
 
 void kmain(uint32_t magic, uint64_t mbi_phys)

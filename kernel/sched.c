@@ -13,7 +13,7 @@
  * next runnable process in table order and switches to it.
  */
 static uint64_t scheduler_context;
-volatile bool need_resched;
+bool need_resched;
 
 static void run(struct process *p)
 {
@@ -115,8 +115,8 @@ void sched_tick(struct trap_frame *tf)
 		need_resched = true;
 }
 
-/* The last step before any return to user mode. */
-void return_to_user(struct trap_frame *tf)
+/* The slow part of return_to_user (include/ccos/proc.h): a reschedule, or signal work. */
+void return_to_user_work(struct trap_frame *tf)
 {
 	if (need_resched)
 		yield();

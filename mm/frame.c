@@ -26,23 +26,44 @@ static void mark(uint64_t pfn, bool used)
 		bitmap[pfn / 64] &= ~(1ul << (pfn % 64));
 }
 
+/* Bits set in w: add pairs, then nibbles, then bytes, and sum the bytes. */
+static uint64_t popcount(uint64_t w)
+{
+	w -= (w >> 1) & 0x5555555555555555ul;
+	w = (w & 0x3333333333333333ul) + ((w >> 2) & 0x3333333333333333ul);
+	w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0ful;
+	return (w * 0x0101010101010101ul) >> 56;
+}
+
+/*
+ * Mark frames [start, end) used or free, a bitmap word at a time (256 MiB
+ * is 1024 words, not 65536 bits); returns how many changed state.
+ */
+static uint64_t mark_range(uint64_t start, uint64_t end, bool used)
+{
+	uint64_t pfn, span, mask, changed, n = 0;
+
+	end = MIN(end, NFRAMES);
+	for (pfn = start; pfn < end; pfn += span) {
+		span = MIN(64 - pfn % 64, end - pfn);
+		mask = (span == 64 ? ~0ul : (1ul << span) - 1) << (pfn % 64);
+		changed = (used ? ~bitmap[pfn / 64] : bitmap[pfn / 64]) & mask;
+		bitmap[pfn / 64] ^= changed;
+		n += popcount(changed);
+	}
+	return n;
+}
+
 /* Mark [start, end) used; only frames that were free count. */
 static void reserve(uint64_t start, uint64_t end)
 {
-	uint64_t pfn;
-
-	for (pfn = start / PAGE_SIZE; pfn < ALIGN_UP(end, PAGE_SIZE) / PAGE_SIZE && pfn < NFRAMES; pfn++) {
-		if (!frame_is_used(pfn)) {
-			mark(pfn, true);
-			nr_free--;
-		}
-	}
+	nr_free -= mark_range(start / PAGE_SIZE, ALIGN_UP(end, PAGE_SIZE) / PAGE_SIZE, true);
 }
 
 void frame_init(void)
 {
 	const struct boot_info *bi = &boot_info;
-	uint64_t pfn;
+	uint64_t freed;
 	int i;
 
 	memset(bitmap, 0xff, sizeof(bitmap));
@@ -58,13 +79,9 @@ void frame_init(void)
 			       MAX(start, MAX_PHYS), end);
 			end = MAX_PHYS;
 		}
-		for (pfn = start / PAGE_SIZE; pfn < end / PAGE_SIZE; pfn++) {
-			if (frame_is_used(pfn)) {
-				mark(pfn, false);
-				nr_free++;
-				nr_total++;
-			}
-		}
+		freed = mark_range(start / PAGE_SIZE, end / PAGE_SIZE, false);
+		nr_free += freed;
+		nr_total += freed;
 	}
 	/* Never hand out: the first MiB (real-mode IVT, BDA, EBDA, option
 	 * ROMs), the kernel image with its boot page tables, the multiboot

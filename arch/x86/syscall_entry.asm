@@ -24,8 +24,7 @@ syscall_entry:
 	push 0				; error code
 	push SYSCALL_MARK		; vector
 	push_registers
-	cld
-	mov rdi, rsp
+	mov rdi, rsp			; DF is clear: FMASK cleared it (syscall_init)
 	extern syscall_dispatch
 	call syscall_dispatch
 
@@ -50,11 +49,10 @@ syscall_entry:
 	jnz .iret
 	cmp qword [rsp + TF_CS], USER_CS
 	jne .iret
+	; Only a rip in the user half (below 2^47) is certainly canonical.
 	mov rax, rcx
-	shl rax, 16
-	sar rax, 16
-	cmp rax, rcx
-	jne .iret
+	shr rax, 47
+	jnz .iret
 
 	pop_registers
 	mov rsp, [rsp + TF_RSP - TF_VECTOR]

@@ -18,16 +18,16 @@ static void clear_row(uint32_t r)
 		screen[r * pitch_cells + c] = ATTR | ' ';
 }
 
+/*
+ * Scroll up one line: rows 1.. move up a row in one memmove, eight bytes
+ * a step, padding past the last column and all.
+ */
 static void newline(void)
 {
-	uint32_t r, c;
-
 	col = 0;
 	if (++row < rows)
 		return;
-	for (r = 1; r < rows; r++)		/* scroll up one line */
-		for (c = 0; c < cols; c++)
-			screen[(r - 1) * pitch_cells + c] = screen[r * pitch_cells + c];
+	memmove((uint16_t *)screen, (uint16_t *)&screen[pitch_cells], (rows - 1) * pitch_cells * 2);
 	row = rows - 1;
 	clear_row(row);
 }

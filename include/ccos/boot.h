@@ -33,6 +33,7 @@ struct boot_info {
 };
 
 extern struct boot_info boot_info;
+extern uint64_t boot_tsc;		/* the TSC at the kernel's entry (boot/entry.asm) */
 
 /* Parse a multiboot2 information block; false, with a message, if malformed. */
 bool multiboot2_parse(const void *mbi, struct boot_info *bi);

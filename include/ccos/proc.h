@@ -4,6 +4,7 @@
 
 #include <ccos/types.h>
 #include <ccos/trap.h>
+#include <ccos/layout.h>
 #include <ccos/signal.h>
 
 #define NPROC		64
@@ -107,8 +108,24 @@ void schedule(void);
 void sleep_on(const void *chan);
 void sleep_until(const void *chan, uint64_t wake_at_ns);
 void wakeup(const void *chan);
-void return_to_user(struct trap_frame *tf);
-extern volatile bool need_resched;
+extern bool need_resched;		/* read and written with interrupts off */
+void return_to_user_work(struct trap_frame *tf);
+
+/*
+ * The last step before any return to user mode. Most returns have nothing
+ * to do: no reschedule asked for, no signal queued, a rip in the user
+ * half. Anything else (a rip in the vsyscall page, or not canonical) is
+ * for deliver_signals to sort out. A mask to put back needs no test of
+ * its own: rt_sigsuspend, which alone sets restore_mask, returns only
+ * with a signal pending.
+ */
+static inline void return_to_user(struct trap_frame *tf)
+{
+	struct process *p = current();
+
+	if (need_resched || p->sig.pending || tf->rip >= USER_TOP)
+		return_to_user_work(tf);
+}
 
 /* kernel/vm.c: address spaces */
 struct mm *mm_create(void);

@@ -19,6 +19,7 @@ typedef int64_t ssize_t;
 	((type *)((char *)(p) - offsetof(type, member)))
 
 #define __noreturn	__attribute__((noreturn))
+#define __noinline	__attribute__((noinline))
 #define __packed	__attribute__((packed))
 #define __aligned(n)	__attribute__((aligned(n)))
 #define __section(s)	__attribute__((section(s)))

@@ -4,23 +4,106 @@
 
 #include <ccos/types.h>
 #include <ccos/layout.h>
+#include <ccos/errno.h>
 
 /* The whole range lies in the user half and does not wrap. */
 static inline bool access_ok(const void __user *p, size_t n)
 {
-	uint64_t a = (uint64_t)p;
-
-	return a + n >= a && a + n <= USER_TOP;
+	/* a + n <= USER_TOP, said without overflow: one compare for a constant n */
+	return n <= USER_TOP && (uint64_t)p <= USER_TOP - n;
 }
 
-/* 0, or -EFAULT with nothing (copy_to_user) or part (copy_from_user) copied. */
+/* 0, or -EFAULT with part copied (a copy across pages can fault in its middle). */
 long copy_to_user(void __user *dst, const void *src, size_t n);
 long copy_from_user(void *dst, const void __user *src, size_t n);
 /* The string's length (< max), -ENAMETOOLONG if no NUL in max bytes, or -EFAULT. */
 long strncpy_from_user(char *dst, const char __user *src, size_t max);
 
-#define get_user(x, ptr)	copy_from_user(&(x), (ptr), sizeof(*(ptr)))
+/*
+ * With SMAP (CR4 bit 21) the kernel faults on any user page unless
+ * RFLAGS.AC is set: stac opens the window, clac closes it (SDM Vol. 3
+ * §4.6.1). On CPUs without SMAP these instructions would be #UD.
+ */
+extern bool cpu_has_smap;
+
+static inline void user_access_begin(void)
+{
+	if (cpu_has_smap)
+		__asm__ volatile("stac" ::: "memory");
+}
+
+static inline void user_access_end(void)
+{
+	if (cpu_has_smap)
+		__asm__ volatile("clac" ::: "memory");
+}
+
+/*
+ * get_user and put_user: one mov of 1, 2, 4 or 8 bytes, so all or
+ * nothing is written (a faulting instruction has no effect: SDM Vol. 3
+ * §6.5). err starts as -EFAULT and the xor after the mov clears it; a
+ * fault in the mov goes through the exception-fixup table to label 2,
+ * past the xor.
+ */
+#define UACCESS_MOV(insn, err, ...)					\
+	__asm__ volatile("1:	" insn "\n"				\
+			 "	xor %k[err], %k[err]\n"			\
+			 "2:\n"						\
+			 "	.pushsection .extable, \"a\"\n"		\
+			 "	.quad 1b, 2b\n"				\
+			 "	.popsection\n"					\
+			 : [err] "+r"(err), __VA_ARGS__)
+
+static inline long get_user_n(uint64_t *v, const void __user *p, size_t n)
+{
+	long err = -EFAULT;
+	uint64_t x = 0;
+
+	if (!access_ok(p, n))
+		return err;
+	user_access_begin();
+	if (n == 1)
+		UACCESS_MOV("movzbl %[m], %k[x]", err, [x] "+r"(x) : [m] "m"(*(const uint8_t *)p));
+	else if (n == 2)
+		UACCESS_MOV("movzwl %[m], %k[x]", err, [x] "+r"(x) : [m] "m"(*(const uint16_t *)p));
+	else if (n == 4)
+		UACCESS_MOV("movl %[m], %k[x]", err, [x] "+r"(x) : [m] "m"(*(const uint32_t *)p));
+	else
+		UACCESS_MOV("movq %[m], %[x]", err, [x] "+r"(x) : [m] "m"(*(const uint64_t *)p));
+	user_access_end();
+	*v = x;
+	return err;
+}
+
+static inline long put_user_n(uint64_t x, void __user *p, size_t n)
+{
+	long err = -EFAULT;
+
+	if (!access_ok(p, n))
+		return err;
+	user_access_begin();
+	if (n == 1)
+		UACCESS_MOV("movb %b[x], %[m]", err, [m] "=m"(*(uint8_t *)p) : [x] "r"(x));
+	else if (n == 2)
+		UACCESS_MOV("movw %w[x], %[m]", err, [m] "=m"(*(uint16_t *)p) : [x] "r"(x));
+	else if (n == 4)
+		UACCESS_MOV("movl %k[x], %[m]", err, [m] "=m"(*(uint32_t *)p) : [x] "r"(x));
+	else
+		UACCESS_MOV("movq %[x], %[m]", err, [m] "=m"(*(uint64_t *)p) : [x] "r"(x));
+	user_access_end();
+	return err;
+}
+
+/* x = *ptr, or -EFAULT and x untouched; x and *ptr are integers or pointers of 1, 2, 4 or 8 bytes. */
+#define get_user(x, ptr) ({						\
+	uint64_t v_ = 0;						\
+	long e_ = get_user_n(&v_, (ptr), sizeof(*(ptr)));		\
+	BUILD_BUG_ON(sizeof(*(ptr)) & (sizeof(*(ptr)) - 1) || sizeof(*(ptr)) > 8); \
+	if (!e_)							\
+		(x) = (__typeof__(*(ptr)))v_;				\
+	e_;								\
+})
 #define put_user(x, ptr)						\
-	({ __typeof__(*(ptr)) v_ = (x); copy_to_user((ptr), &v_, sizeof(v_)); })
+	put_user_n((uint64_t)(__typeof__(*(ptr)))(x), (ptr), sizeof(*(ptr)))
 
 #endif

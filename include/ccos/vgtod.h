@@ -84,21 +84,23 @@ static inline uint64_t vgtod_rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-/* The counter of the current clock mode; the HPET's is 64 or 32 bits wide. */
-static inline uint64_t vgtod_read_cycles(const struct vsyscall_gtod_data *g,
-					 int mode, const volatile void *hpet)
+/* The HPET's main counter, 64 or 32 bits wide. */
+static inline uint64_t vgtod_read_hpet(const struct vsyscall_gtod_data *g, const volatile void *hpet)
 {
 	const volatile char *counter = (const volatile char *)hpet + HPET_COUNTER_OFFSET;
-	uint64_t cycles, last = g->cycle_last;
 
-	if (mode == VCLOCK_HPET)
-		return g->mask > 0xffffffffu ? *(const volatile uint64_t *)counter
-					     : *(const volatile uint32_t *)counter;
-	/*
-	 * The TSCs of two CPUs may differ a little; never go below the value
-	 * the kernel last saw, or time could step back.
-	 */
-	cycles = vgtod_rdtsc();
+	return g->mask > 0xffffffffu ? *(const volatile uint64_t *)counter
+				     : *(const volatile uint32_t *)counter;
+}
+
+/*
+ * The TSC, never below the value the kernel last saw: the TSCs of two
+ * CPUs may differ a little, and time must not step back.
+ */
+static inline uint64_t vgtod_read_tsc(const struct vsyscall_gtod_data *g)
+{
+	uint64_t cycles = vgtod_rdtsc(), last = g->cycle_last;
+
 	return (int64_t)(cycles - last) < 0 ? last : cycles;
 }
 
@@ -126,11 +128,19 @@ static inline bool vgtod_gettime(const struct vsyscall_gtod_data *g,
 		case CLOCK_MONOTONIC:
 		case CLOCK_BOOTTIME:	/* ccos never suspends: boot = monotonic */
 			mode = g->vclock_mode;
-			if (mode == VCLOCK_NONE || (mode == VCLOCK_HPET && !hpet))
+			if (mode == VCLOCK_TSC)
+				cycles = vgtod_read_tsc(g);
+			else if (mode == VCLOCK_HPET && hpet)
+				cycles = vgtod_read_hpet(g, hpet);
+			else
 				return false;
-			cycles = vgtod_read_cycles(g, mode, hpet);
+			/*
+			 * shift is 32 at most (clocks_calc_mult_shift): saying
+			 * it is under 64 lets the compiler shift the 128-bit
+			 * sum with one shrd.
+			 */
 			ns = (uint64_t)(((unsigned __int128)((cycles - g->cycle_last) & g->mask)
-					 * g->mult + g->wall_time_snsec) >> g->shift);
+					 * g->mult + g->wall_time_snsec) >> (g->shift & 63));
 			sec = g->wall_time_sec;
 			break;
 		case CLOCK_REALTIME_COARSE:
@@ -147,8 +157,17 @@ static inline bool vgtod_gettime(const struct vsyscall_gtod_data *g,
 		}
 	} while (vgtod_read_retry(g, seq));
 
-	ts->tv_sec = sec + (int64_t)(ns / NSEC_PER_SEC);
-	ts->tv_nsec = ns % NSEC_PER_SEC;
+	/*
+	 * ns is a few seconds at most (a tick's worth of cycles, plus the
+	 * nanoseconds of two timespecs): subtracting costs less than a
+	 * division, as in Linux's __iter_div_u64_rem.
+	 */
+	while (ns >= NSEC_PER_SEC) {
+		ns -= NSEC_PER_SEC;
+		sec++;
+	}
+	ts->tv_sec = sec;
+	ts->tv_nsec = ns;
 	return true;
 }
 

@@ -7,8 +7,8 @@
 
 #include <ccos/types.h>
 #include <ccos/mm.h>
-
-struct trap_frame;
+#include <ccos/boot.h>
+#include <ccos/trap.h>
 
 /* The three entries, 1 KiB apart; +0xc00 (the old venosys) is not one. */
 enum {
@@ -51,5 +51,16 @@ void percpu_limit_set(uint64_t *table, uint32_t limit);
 /* arch/x86/vsyscall/emulate.c */
 void emulate_vsyscall(struct trap_frame *tf);	/* vector 0xcc, and xonly's fetch faults */
 bool vsyscall_fault(struct trap_frame *tf, uint64_t addr);	/* a user #PF in the page */
+
+/*
+ * A call in xonly mode, the page fault's first test: a user-mode
+ * instruction fetch (error code U and I/D, not P: SDM Vol. 3 §4.7) from
+ * the absent page, at the very address the instruction began.
+ */
+static inline bool is_xonly_call(const struct trap_frame *tf, uint64_t addr)
+{
+	return in_vsyscall_page(addr) && tf->error_code == (PF_USER | PF_INSTR) &&
+	       addr == tf->rip && boot_options.vsyscall == VSYSCALL_XONLY;
+}
 
 #endif

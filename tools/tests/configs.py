@@ -5,7 +5,9 @@ isa-debug-exit status, and complete KTAP when ktap=True); with ktap=True each
 KTAP result line of its log becomes a pytest case of its own. Other tests
 name a configuration to read its log: boot("ktest-bios").
 """
-from harness import Config, register
+from harness import Config, register, _load_tool
+
+_bench = _load_tool("bench")
 
 CONFIGS = [
     # In-kernel tests (kernel/*_test.c) under both firmwares, and on a
@@ -80,6 +82,10 @@ CONFIGS = [
             modules=("build/vsyscall_native.bin",), cmdline="-- /bin/attack -m")
      for mode in ("native", "emulate", "xonly", "none")] + [
     Config("aslr-norandmaps", fw="bios", ktap=True, cmdline="norandmaps -- /bin/attack -a"),
+    # make bench's boots under -icount (tools/bench): its figures against the
+    # cost table of docs/vsyscall.md (test_bench.py).
+    _bench.config("emulate"),
+    _bench.config("xonly"),
 ]
 
 register(CONFIGS)

@@ -7,9 +7,19 @@ import harness
 from configs import CONFIGS
 
 
-def _ktap_params():
+def _whole_suite(config):
+    """Whether this run selects the whole suite: no -k, no -m, only folders named."""
+    return (not config.getoption("keyword") and not config.getoption("markexpr")
+            and all(os.path.isdir(a.split("::")[0]) for a in config.args))
+
+
+def _ktap_params(config):
     """One pytest parameter per top-level KTAP result of each ktap=True boot."""
     ktap_configs = [c for c in CONFIGS if c.ktap]
+    # The whole suite needs every boot and gdb session: start them all now,
+    # the slowest first, so that both QEMUs stay busy to the end.
+    if _whole_suite(config):
+        harness.prefetch([c.name for c in CONFIGS] + list(harness._job_registry))
     harness.prefetch(ktap_configs)
     params = []
     for c in ktap_configs:
@@ -26,7 +36,7 @@ def pytest_generate_tests(metafunc):
     # KTAP results are only known once the kernel has run, so the boots
     # that print KTAP happen here, at collection.
     if "ktap_result" in metafunc.fixturenames:
-        metafunc.parametrize("ktap_result", _ktap_params())
+        metafunc.parametrize("ktap_result", _ktap_params(metafunc.config))
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -47,11 +57,16 @@ def pytest_collection_finish(session):
 
 
 def pytest_terminal_summary(terminalreporter, config):
-    """With -v (make test V=1): how long each boot took, and where its log is."""
+    """The five slowest boots and gdb sessions; with -v (make test V=1), how long
+    each boot took and where its log is."""
     if config.getoption("verbose") > 0:
         for b in harness.finished():
             terminalreporter.write_line("boot %-16s %5.1f s  status %s  %s" % (
                 b.config.name, b.seconds, b.status, os.path.relpath(b.log_path, harness.ROOT)))
+    times = sorted(harness._times.items(), key=lambda kv: -kv[1])
+    if times:
+        terminalreporter.write_line("%d boots and gdb sessions, the slowest: %s" % (
+            len(times), ", ".join("%s %.0f s" % kv for kv in times[:5])))
 
 
 def pytest_sessionfinish(session):

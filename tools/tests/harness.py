@@ -12,6 +12,7 @@ import dataclasses
 import glob
 import importlib.machinery
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -332,11 +333,18 @@ def build_iso(config, workdir):
     return iso
 
 
-def run_boot(config):
-    """Build and boot one configuration (no caching); never raises for a bad boot."""
+def prepare(config):
+    """A fresh build/test/NAME/ with the configuration's ISO in it; the ISO's path."""
     workdir = os.path.join(build_dir(config), "test", config.name)
     shutil.rmtree(workdir, ignore_errors=True)
     os.makedirs(workdir)
+    return build_iso(config, workdir)
+
+
+def run_boot(config, iso=None):
+    """Boot one configuration (no caching), with its ISO from prepare() (made
+    here when iso is None); never raises for a bad boot."""
+    workdir = os.path.join(build_dir(config), "test", config.name)
     log_path = os.path.join(workdir, "serial.log")
     boot = Boot(config, log_path=log_path)
     missing = [p for p in (os.path.join(build_dir(config), "kernel.elf"),
@@ -347,7 +355,7 @@ def run_boot(config):
                          % ", ".join(os.path.relpath(p, ROOT) for p in missing)]
         return boot
     try:
-        iso = build_iso(config, workdir)
+        iso = (iso or _iso_pool.submit(prepare, config)).result()
     except (RuntimeError, OSError) as e:
         boot.problems = [str(e)]
         return boot
@@ -382,9 +390,42 @@ def run_boot(config):
 
 JOBS = int(os.environ.get("CCOS_TEST_JOBS", min(2, os.cpu_count() or 1)))
 _pool = ThreadPoolExecutor(max_workers=max(1, JOBS), thread_name_prefix="boot")
+# ISOs are made ahead, one at a time, in the order the boots will run: while
+# two QEMUs boot, grub-mkrescue (mostly disk work) makes the next ones' ISOs.
+_iso_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="iso")
 _lock = threading.Lock()
 _boots = {}         # name -> (Config, Future of Boot)
+_jobs = {}          # name -> Future, for jobs that are not boots of a Config (gdb sessions)
 _registry = {}      # name -> Config, from configs.CONFIGS
+_job_registry = {}  # name -> callable, jobs that a full run starts with the boots
+TIMES = os.path.join(TEST_DIR, "times.json")   # seconds each boot or job took last time
+_times = {}         # this session's
+
+
+def _last_times():
+    try:
+        with open(TIMES) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def slowest_first(names):
+    """names, the ones that took longest last time first (unknown ones count as slow)."""
+    last = _last_times()
+    return sorted(names, key=lambda n: -last.get(n, 1e9))
+
+
+def save_times():
+    """Keep this session's durations for the next one's order."""
+    if not _times:
+        return
+    times = _last_times()
+    times.update(_times)
+    os.makedirs(TEST_DIR, exist_ok=True)
+    with open(TIMES + ".tmp", "w") as f:
+        json.dump(times, f, indent=0, sort_keys=True)
+    os.replace(TIMES + ".tmp", TIMES)
 
 
 def register(configs):
@@ -392,6 +433,11 @@ def register(configs):
         if c.name in _registry and _registry[c.name] != c:
             raise ValueError("two boot configurations are named %s" % c.name)
         _registry[c.name] = c
+
+
+def register_job(name, fn):
+    """A job (fn() runs QEMU, as a gdb session does) that shares the pool with the boots."""
+    _job_registry[name] = fn
 
 
 def config(name_or_config):
@@ -404,20 +450,47 @@ def config(name_or_config):
                        % name_or_config) from None
 
 
+def _timed_boot(c, iso):
+    b = run_boot(c, iso)
+    _times[c.name] = round(b.seconds, 1)
+    return b
+
+
+def _timed_job(name, fn):
+    start = time.monotonic()
+    try:
+        return fn()
+    finally:
+        _times[name] = round(time.monotonic() - start, 1)
+
+
 def _submit(c):
     with _lock:
         if c.name in _boots:
             if _boots[c.name][0] != c:
                 raise ValueError("two different boot configurations are named %s" % c.name)
         else:
-            _boots[c.name] = (c, _pool.submit(run_boot, c))
+            _boots[c.name] = (c, _pool.submit(_timed_boot, c, _iso_pool.submit(prepare, c)))
         return _boots[c.name][1]
 
 
+def job(name, fn=None):
+    """The Future of job `name` (fn, or the one registered under name), started once per session."""
+    with _lock:
+        if name not in _jobs:
+            _jobs[name] = _pool.submit(_timed_job, name, fn or _job_registry[name])
+        return _jobs[name]
+
+
 def prefetch(names_or_configs):
-    """Start booting these configurations in the background (two at a time)."""
-    for n in names_or_configs:
-        _submit(config(n))
+    """Start these boots (names or Configs) and registered jobs (names) in the
+    background, two at a time, the slowest of the last session first."""
+    items = {n if isinstance(n, str) else n.name: n for n in names_or_configs}
+    for name in slowest_first(items):
+        if isinstance(items[name], str) and name in _job_registry:
+            job(name)
+        else:
+            _submit(config(items[name]))
 
 
 def boot(name_or_config):
@@ -433,5 +506,7 @@ def finished():
 
 
 def shutdown():
-    """Drop the boots not yet started (end of session, or Ctrl-C)."""
+    """Drop the boots not yet started (end of session, or Ctrl-C), and keep the durations."""
     _pool.shutdown(wait=False, cancel_futures=True)
+    _iso_pool.shutdown(wait=False, cancel_futures=True)
+    save_times()

@@ -68,28 +68,12 @@ class Session:
             headline, self.name, self.code, os.path.relpath(self.log_path, harness.ROOT), tail)
 
 
-def wait_for_matrix_boots():
-    """Let the boots that harness.prefetch started finish first.
-
-    They run two at a time, one per core, under timeouts shorter than a
-    gdb session's: a third QEMU beside them could push one past its limit
-    on a busy machine."""
-    with harness._lock:
-        futures = [f for _, f in harness._boots.values()]
-    for f in futures:
-        try:
-            f.result()
-        except Exception:
-            pass        # the test that reads that boot reports it
-
-
 def run_session(config, script, prog="init"):
-    """Boot config under tools/debug --batch with script; the Session."""
-    wait_for_matrix_boots()
+    """Boot config under tools/debug --batch with script; the Session. It runs
+    as a job of the harness's pool, so at most two QEMUs run at once with the
+    boots of configs.py."""
     workdir = os.path.join(harness.TEST_DIR, config.name)
-    shutil.rmtree(workdir, ignore_errors=True)
-    os.makedirs(workdir)
-    iso = harness.build_iso(config, workdir)
+    iso = harness.prepare(config)
     script_path = os.path.join(workdir, "script.gdb")
     with open(script_path, "w") as f:
         f.write(script)
@@ -148,13 +132,12 @@ ccos-ps
 echo @@@ end\\n
 """
 
-_sessions = {}
+def kmain_session(fw):
+    return run_session(Config("gdb-" + fw, fw=fw), KMAIN_SCRIPT)
 
 
 def session(fw):
-    if fw not in _sessions:
-        _sessions[fw] = run_session(Config("gdb-" + fw, fw=fw), KMAIN_SCRIPT)
-    return _sessions[fw]
+    return harness.job("gdb-" + fw).result()
 
 
 @pytest.mark.parametrize("fw", ["bios", "uefi"])
@@ -377,18 +360,31 @@ echo @@@ end\\n
            finish=FINISH_VSYSCALL_FRAME, calls=calls)
 
 
+def walkthrough_session(mode):
+    """The walkthrough's session, or None when there is nothing to walk through yet."""
+    prog, anchor = vsyscall_program()
+    if not kernel_has("emulate_vsyscall") or prog is None:
+        return None
+    # init runs only the program named after `--` (user/init.c).
+    config = Config("gdb-vsyscall-" + mode, fw="bios", mode=mode, cmdline="-- /bin/" + prog)
+    return run_session(config, walkthrough_script(prog, anchor, mode), prog)
+
+
 def walkthrough(mode):
     if not kernel_has("emulate_vsyscall"):
         pytest.skip("the kernel has no emulate_vsyscall yet (the vsyscall work is not merged)")
     prog, anchor = vsyscall_program()
     if prog is None:
         pytest.skip("no user program in build/user calls the vsyscall page yet")
-    key = "walk-" + mode
-    if key not in _sessions:
-        # init runs only the program named after `--` (user/init.c).
-        config = Config("gdb-vsyscall-" + mode, fw="bios", mode=mode, cmdline="-- /bin/" + prog)
-        _sessions[key] = run_session(config, walkthrough_script(prog, anchor, mode), prog)
-    return _sessions[key], prog
+    return harness.job("gdb-vsyscall-" + mode).result(), prog
+
+
+# The sessions start with the boots of configs.py, as jobs of the same pool.
+if GDB is not None:
+    for _fw in ("bios", "uefi"):
+        harness.register_job("gdb-" + _fw, lambda fw=_fw: kmain_session(fw))
+    for _mode in ("emulate", "xonly"):
+        harness.register_job("gdb-vsyscall-" + _mode, lambda mode=_mode: walkthrough_session(mode))
 
 
 @pytest.mark.parametrize("mode", ["emulate", "xonly"])

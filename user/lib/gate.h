@@ -31,21 +31,23 @@ static inline unsigned long rdtsc(void)
 }
 
 /*
- * Cycles per call of `call`: the best of 5 batches of 50, since the tick
- * (and under QEMU, the host) can only make a batch slower.
+ * Cycles for a batch of BATCH calls of `call`: the best of 5 batches,
+ * since the tick (and under QEMU, the host) can only make a batch slower.
  */
-#define CYCLES_PER_CALL(call) ({					\
+#define BATCH	50
+#define CYCLES_PER_BATCH(call) ({					\
 	unsigned long best_ = ~0UL, t_;					\
 	int b_, i_;							\
 	for (b_ = 0; b_ < 5; b_++) {					\
 		t_ = rdtsc();						\
-		for (i_ = 0; i_ < 50; i_++)				\
+		for (i_ = 0; i_ < BATCH; i_++)				\
 			call;						\
 		t_ = rdtsc() - t_;					\
 		if (t_ < best_)						\
 			best_ = t_;					\
 	}								\
-	best_ / 50;							\
+	best_;								\
 })
+#define CYCLES_PER_CALL(call)	(CYCLES_PER_BATCH(call) / BATCH)
 
 #endif

@@ -101,11 +101,35 @@ static bool user_writable(uint64_t addr, size_t n)
 }
 
 /*
- * The first output pointer that the call could not write through, or 0.
- * Checked before the call, so that a call with one good pointer and one
- * bad writes nothing at all: no half-done vsyscall for an exploit to use.
+ * Do all the bytes the call may write (its non-NULL output pointers) lie
+ * in one page? Then its first store faults or none does: put_user is one
+ * mov, and a fault stops the instruction before it writes anything (SDM
+ * Vol. 3 §6.5: faults are precise), copy_to_user of a struct within a
+ * page faults on its first step or not at all, and every later store
+ * goes to that same page. In a page of the kernel half, the call's own
+ * access_ok refuses the first output before any store. So the call writes
+ * nothing or everything, and needs no walk of the page tables. (An output
+ * that wraps around the address space ends in another page: walked.)
  */
-static uint64_t first_bad_pointer(const struct trap_frame *tf, const struct vsyscall_call *call)
+static inline bool in_page(uint64_t p, size_t n, uint64_t *page)
+{
+	if (!n || !p)
+		return true;		/* not an output, or NULL: nothing written */
+	if (*page == ~0ul)
+		*page = p / PAGE_SIZE;
+	return p / PAGE_SIZE == *page && (p + n - 1) / PAGE_SIZE == *page;
+}
+
+static inline bool outputs_in_one_page(const struct trap_frame *tf, const struct vsyscall_call *call)
+{
+	uint64_t page = ~0ul;
+
+	return in_page(tf->rdi, call->out[0], &page) && in_page(tf->rsi, call->out[1], &page);
+}
+
+/* The first output pointer that the call could not write through, or 0. */
+static __noinline uint64_t first_bad_pointer(const struct trap_frame *tf,
+					     const struct vsyscall_call *call)
 {
 	const uint64_t ptr[2] = { tf->rdi, tf->rsi };
 	int i;
@@ -116,14 +140,22 @@ static uint64_t first_bad_pointer(const struct trap_frame *tf, const struct vsys
 	return 0;
 }
 
+/* The first non-NULL output pointer: where a call whose outputs share a page faulted. */
+static uint64_t first_output(const struct trap_frame *tf, const struct vsyscall_call *call)
+{
+	return call->out[0] && tf->rdi ? tf->rdi : tf->rsi;
+}
+
 /*
  * A real vsyscall given a bad pointer would have faulted on its store, so
  * the caller gets that fault, as Linux makes it: SIGSEGV at the pointer,
  * and in the signal frame a user-mode write page fault (trapno 14, err
  * user|write, cr2 the pointer). force_sig_fault takes trapno and err from
- * a frame, so it is given a copy that describes that fault.
+ * a frame, so it is given a copy that describes that fault. (Out of line,
+ * like every failure path, so that the calls that succeed pay nothing for
+ * that copy.)
  */
-static void force_write_fault(const struct trap_frame *tf, uint64_t addr)
+static __noinline void force_write_fault(const struct trap_frame *tf, uint64_t addr)
 {
 	struct trap_frame as_fault = *tf;
 
@@ -135,8 +167,8 @@ static void force_write_fault(const struct trap_frame *tf, uint64_t addr)
 /*
  * A call into the vsyscall page, in emulate mode (int $0xcc at an entry,
  * vector 0xcc) or in xonly mode (the instruction-fetch fault at an entry,
- * through vsyscall_fault). The checks come in the order design.md gives,
- * and every failure leaves rip where the call entered the page.
+ * from mm/fault.c). The checks come in the order design.md gives, and
+ * every failure leaves rip where the call entered the page.
  */
 void emulate_vsyscall(struct trap_frame *tf)
 {
@@ -174,12 +206,17 @@ void emulate_vsyscall(struct trap_frame *tf)
 	if (current()->seccomp_mode)
 		proc_exit(SIGKILL);
 
-	bad = first_bad_pointer(tf, call);
+	/*
+	 * A call with one good output pointer and one bad must write
+	 * nothing: no half-done vsyscall for an exploit to use. Outputs in
+	 * one page give that by themselves; outputs across pages are
+	 * checked against the page tables before the call.
+	 */
+	bad = outputs_in_one_page(tf, call) ? 0 : first_bad_pointer(tf, call);
 	ret = bad ? -EFAULT : call->fn(tf);
 	if (ret == -EFAULT) {
 		warn_bad_vsyscall(tf, "vsyscall fault (exploit attempt?)");
-		/* After the check above only a kernel bug gets here with bad == 0. */
-		force_write_fault(tf, bad ? bad : tf->rdi);
+		force_write_fault(tf, bad ? bad : first_output(tf, call));
 		return;
 	}
 

@@ -1,0 +1,63 @@
+"""make bench's figures (tools/bench) against the cost table of docs/vsyscall.md.
+
+The bench boots of configs.py run user/bench as init under QEMU's -icount,
+where every figure is an exact count of guest instructions. The table's
+"ccos" column must say what the kernel does today: within 3% (or 2
+instructions), so that a change which moves a cost makes the table move too.
+"""
+import os
+import re
+
+import pytest
+
+import harness
+
+bench = harness._load_tool("bench")
+DOC = os.path.join(harness.ROOT, "docs", "vsyscall.md")
+# | what | ccos before | ccos | Linux 6.1 |
+ROW = re.compile(r"^\| (null system call|gettimeofday|time|getcpu|boot)\b[^|]*\|[^|]*\|([^|]+)\|")
+
+
+def table():
+    """{row name: [numbers of the ccos column]}"""
+    rows = {}
+    with open(DOC) as f:
+        for line in f:
+            m = ROW.match(line)
+            if m:
+                rows[m.group(1)] = [float(x.strip().rstrip("M").strip())
+                                    for x in m.group(2).split("/")]
+    return rows
+
+
+def measured():
+    """{row name: [figures]}, in the table's order: system call, emulate, xonly, vDSO."""
+    figs = {}
+    for mode in ("emulate", "xonly"):
+        b = harness.boot(bench.config(mode))
+        b.check()
+        f = bench.figures(b)
+        assert f, b.report("the bench boot printed no figures")
+        figs[mode] = f
+    (em, _, boot), (xo, _, _) = figs["emulate"], figs["xonly"]
+    rows = {"null system call": [em[("null", "syscall")]], "boot": [boot / 1e6]}
+    for call in ("gettimeofday", "time", "getcpu"):
+        rows[call] = [em[(call, "syscall")], em[(call, "vsyscall")], xo[(call, "vsyscall")],
+                      em[(call, "vdso")]]
+    return rows
+
+
+@pytest.mark.parametrize("row", ["null system call", "gettimeofday", "time", "getcpu", "boot"])
+def test_cost_table(row):
+    doc, now = table(), measured()
+    assert row in doc, "docs/vsyscall.md has no cost-table row for %r" % row
+    assert len(doc[row]) == len(now[row]), "docs/vsyscall.md, %s: %d figures, expected %d" % (
+        row, len(doc[row]), len(now[row]))
+    for said, got in zip(doc[row], now[row]):
+        tolerance = 0.05 * got if row == "boot" else max(2, 0.03 * got)
+        assert abs(said - got) <= tolerance, (
+            "docs/vsyscall.md's cost table, %s: says %s, make bench measures %s now (%s);"
+            " run make bench and update the table" % (
+                row, " / ".join("%g" % x for x in doc[row]),
+                " / ".join("%.2f" % x if row == "boot" else "%d" % round(x) for x in now[row]),
+                "M instructions" if row == "boot" else "instructions per call"))
