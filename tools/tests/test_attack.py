@@ -206,3 +206,18 @@ def test_docs_say_what_the_tests_expect():
         sample = re.search(r"^attack: %s: (SUCCEEDED|STOPPED \(.*\))$" % re.escape(name), text, re.M)
         assert sample and sample.group(1) == EXPECTED["native"][name], (
             "docs/attack.md's sample output for %s differs from native's outcome" % name)
+
+
+def test_docs_gadgets_are_this_builds():
+    """docs/attack.md's gadget addresses are the ones attack found in this build's native page."""
+    meta = heatmap.png_description(os.path.join(harness.ROOT, "docs", "heatmap.png"))
+    if meta["native_page_sha256"] != heatmap.native_page_sha256():
+        pytest.skip("this compiler made other native bytes than the ones docs/attack.md describes")
+    b = boot_of("native")
+    found = [l for l in b.lines() if l.startswith("attack: fixed-syscall: ret ")]
+    assert len(found) == 1, b.report("no line with the gadgets attack found")
+    with open(os.path.join(harness.ROOT, "docs", "attack.md")) as f:
+        text = f.read()
+    assert found[0] in text, "docs/attack.md does not show %r" % found[0]
+    for addr in re.findall(r"ffffffffff6[0-9a-f]{5}", found[0]):
+        assert "| `%s` |" % addr in text, "docs/attack.md's gadget table lacks %s" % addr
