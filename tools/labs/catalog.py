@@ -9,7 +9,7 @@ them so.
 """
 import dataclasses
 
-from checks import answers, ktap, line, page, only_fixmap_user
+from checks import answers, count_between, ktap, line, page, only_fixmap_user
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,11 +95,16 @@ LABS = [
              "bad_pointers_sigsegv_nothing_written"),
         ktap(10, "a bad stack: SIGSEGV", "emulate", "bad_stack_sigsegv"),
         ktap(10, "strict seccomp: SIGKILL", "emulate", "seccomp_strict"),
-        ktap(10, "the warnings' format", "emulate", "warning_formats"),
         line(5, "console: illegal int 0xcc warning", "emulate",
              r"\[\d+\] illegal int 0xcc \(exploit attempt\?\) ip:[0-9a-f]+ sp:"),
         line(5, "console: bad stack warning", "emulate",
              r"\[\d+\] int 0xcc with bad stack \(exploit attempt\?\) ip:ffffffffff6"),
+        line(5, "console: bad pointer warning, every register", "emulate",
+             r"^\S+\[\d+\] vsyscall fault \(exploit attempt\?\) ip:ffffffffff600000 "
+             r"sp:[0-9a-f]+ ax:[0-9a-f]+ si:[0-9a-f]+ di:[0-9a-f]+$"),
+        count_between(5, "console: 100 illegal int 0xcc, at most 10 warnings", "emulate",
+                      "# illegal int 0xcc burst: begin", "# illegal int 0xcc burst: end",
+                      r"illegal int 0xcc \(exploit attempt\?\)", 1, 10),
         answers(5),
     )),
     Lab(4, "xonly", "xonly: emulate from the instruction-fetch fault", (
