@@ -53,6 +53,22 @@ def line(points, name, boot, pattern):
     return Check(points, name, boot, judge)
 
 
+def count_between(points, name, boot, begin, end, pattern, least, most):
+    """Between a begin and an end line of the console, least..most lines matching pattern."""
+    def judge(b, ctx):
+        lines = b.log.splitlines()
+        if begin not in lines or end not in lines[lines.index(begin):]:
+            return "no %r ... %r lines on the console: the test program stopped before" % (begin, end)
+        part = lines[lines.index(begin):]
+        part = part[:part.index(end)]
+        n = sum(1 for l in part if re.search(pattern, l))
+        if not least <= n <= most:
+            return "%d lines match %r between %r and %r; expected %d to %d" % (n, pattern, begin, end,
+                                                                          least, most)
+        return None
+    return Check(points, name, boot, judge)
+
+
 def ptdump_ranges(log):
     """(start, end, flags) of each ptdump line; flags a set of USR RW NX PCD PWT."""
     out = []

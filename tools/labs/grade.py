@@ -24,8 +24,10 @@ class Context:
 def config(key, tree=None, prefix="lab"):
     """The harness configuration of one of the graders' boots (catalog.BOOTS)."""
     spec = BOOTS[key]
+    build = os.path.join(tree or harness.ROOT, "build")
     return harness.Config("%s-%s" % (prefix, key), mode=spec.mode, cmdline=spec.cmdline,
-                          tree=tree, timeout=90)
+                          modules=tuple(os.path.join(build, m) for m in spec.modules),
+                          tree=tree, timeout=120)
 
 
 def fatal(boot):

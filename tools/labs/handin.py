@@ -8,11 +8,16 @@ import sys
 import tarfile
 import tempfile
 
-from tree import tracked_files, seed_build
+from tree import all_regions, tracked_files, seed_build
 
-# Paths a batch grade takes from the teacher's tree, whatever the student's
-# tarball holds: the graders, the harness and the ring-3 test programs.
-PROTECTED = ("tools", "user", "Makefile")
+
+def protected(teacher):
+    """The files a batch grade takes from the teacher's tree, whatever the
+    hand-in holds: the graders, the harness, the ring-3 checks and the build
+    (tools/, user/ and the Makefiles), but for the files a student writes in."""
+    mine = all_regions(teacher)
+    return [p for p in tracked_files(teacher)
+            if (p.startswith(("tools/", "user/")) or p.endswith(("Makefile", ".mk"))) and p not in mine]
 
 
 def grade_log(root, lab):
@@ -59,15 +64,10 @@ def grade_one(teacher, lab, tarball, work):
         _extract(tar, work)
     tops = os.listdir(work)
     tree = os.path.join(work, tops[0]) if len(tops) == 1 else work
-    for p in PROTECTED:
-        dst = os.path.join(tree, p)
-        if os.path.isdir(dst):
-            shutil.rmtree(dst)
-        src = os.path.join(teacher, p)
-        if os.path.isdir(src):
-            shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(src, dst)
+    shutil.rmtree(os.path.join(tree, "tools"), ignore_errors=True)
+    for p in protected(teacher):
+        os.makedirs(os.path.dirname(os.path.join(tree, p)), exist_ok=True)
+        shutil.copy2(os.path.join(teacher, p), os.path.join(tree, p))
     shutil.rmtree(os.path.join(tree, "build"), ignore_errors=True)
     if os.path.isdir(os.path.join(teacher, "build")):
         seed_build(teacher, tree)

