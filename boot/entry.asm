@@ -6,6 +6,27 @@
 MB2_BOOT_MAGIC	equ 0x36d76289	; in eax when a multiboot2 loader jumps here
 COM1		equ 0x3f8
 
+; Intel SDM Vol. 3 §9.8.5: enable PAE, load CR3, set EFER.LME, then
+; enable paging; EFER.NXE (bit 11) lets page tables use bit 63. The CPU is
+; then in compatibility mode until a far jump loads a 64-bit code segment
+; from boot_gdt. The boot CPU (_start) and every other CPU (ap_start32)
+; run these same steps.
+%macro enter_long_mode 0
+	mov eax, cr4
+	or eax, 1 << 5			; CR4.PAE
+	mov cr4, eax
+	mov eax, boot_pml4
+	mov cr3, eax
+	mov ecx, 0xc0000080		; IA32_EFER
+	rdmsr
+	or eax, (1 << 8) | (1 << 11)	; LME | NXE
+	wrmsr
+	mov eax, cr0
+	or eax, (1 << 31) | (1 << 16) | 1	; PG | WP | PE
+	mov cr0, eax
+	lgdt [boot_gdt_ptr]
+%endmacro
+
 section .boot.text
 bits 32
 global _start
@@ -42,22 +63,7 @@ _start:
 	pop esi
 	pop edi
 
-	; Intel SDM Vol. 3 §9.8.5: enable PAE, load CR3, set EFER.LME, then
-	; enable paging; EFER.NXE (bit 11) lets page tables use bit 63.
-	mov eax, cr4
-	or eax, 1 << 5			; CR4.PAE
-	mov cr4, eax
-	mov eax, boot_pml4
-	mov cr3, eax
-	mov ecx, 0xc0000080		; IA32_EFER
-	rdmsr
-	or eax, (1 << 8) | (1 << 11)	; LME | NXE
-	wrmsr
-	mov eax, cr0
-	or eax, (1 << 31) | (1 << 16) | 1	; PG | WP | PE
-	mov cr0, eax
-
-	lgdt [boot_gdt_ptr]
+	enter_long_mode
 	jmp 0x08:long_mode_entry
 
 .no_multiboot:
@@ -147,7 +153,41 @@ long_mode_entry:
 	mov rax, higher_half
 	jmp rax
 
+; An application processor, from arch/x86/trampoline.asm: in 32-bit
+; protected mode with flat segments, interrupts off, no stack yet.
+bits 32
+global ap_start32
+ap_start32:
+	mov ax, 0x10			; the trampoline's flat data segment: DS
+	mov ds, ax			; still has its real-mode base
+	mov es, ax
+	mov ss, ax
+	enter_long_mode
+	jmp 0x08:ap_long_mode_entry
+
+bits 64
+ap_long_mode_entry:
+	mov ax, 0x10
+	mov ds, ax
+	mov es, ax
+	mov ss, ax
+	mov rax, ap_higher_half
+	jmp rax
+
 section .text
+; Onto the kernel's page tables at once, as the boot CPU went in
+; paging_init (the boot tables map everything writable and executable),
+; then onto the stack that arch/x86/smp.c put in ap_boot_rsp before it
+; sent the startup IPI.
+extern kernel_pml4, ap_boot_rsp, ap_main
+ap_higher_half:
+	mov rax, [kernel_pml4]
+	mov cr3, rax
+	mov rsp, [ap_boot_rsp]
+	xor ebp, ebp
+	call ap_main
+	jmp higher_half.hang
+
 higher_half:
 	mov rsp, boot_stack_top
 	xor ebp, ebp			; ends the stack trace

@@ -11,6 +11,7 @@
 #include <ccos/file.h>
 #include <ccos/random.h>
 #include <ccos/vsyscall.h>
+#include <ccos/lapic.h>
 
 #define MB2_BOOT_MAGIC	0x36d76289
 
@@ -45,7 +46,7 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 	printk("\nccos: booting\n");
 	if (magic != MB2_BOOT_MAGIC)
 		panic("entered with magic %x, not multiboot2's %x", magic, MB2_BOOT_MAGIC);
-	gdt_init();
+	gdt_init(0);
 	idt_init();
 
 	if (!multiboot2_parse(phys_to_virt(mbi_phys), &boot_info))
@@ -70,6 +71,7 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 	fpu_init();
 	random_init();
 	files_init();
+	smp_init();
 	mark_ro_after_init();
 
 	if (boot_options.ptdump)

@@ -18,8 +18,8 @@ bool need_resched;
 static void run(struct process *p)
 {
 	p->state = PROC_RUNNING;
-	cpu0.current = p;
-	cpu0.kernel_rsp = p->kstack + KSTACK_SIZE;
+	this_cpu()->current = p;
+	this_cpu()->kernel_rsp = p->kstack + KSTACK_SIZE;
 	tss_set_rsp0(p->kstack + KSTACK_SIZE);
 	switch_address_space(p->mm->pml4);
 	wrmsr(MSR_FS_BASE, p->fs_base);
@@ -27,7 +27,7 @@ static void run(struct process *p)
 	__asm__ volatile("fxrstor64 %0" : : "m"(p->fpu));
 	switch_to(&scheduler_context, p->context);
 	__asm__ volatile("fxsave64 %0" : "=m"(p->fpu));
-	cpu0.current = NULL;
+	this_cpu()->current = NULL;
 }
 
 /* Wake the sleepers whose time has come; send SIGALRM to those whose alarm has. */

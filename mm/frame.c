@@ -10,6 +10,7 @@
 static uint64_t bitmap[NFRAMES / 64];	/* 1 = used or reserved */
 static size_t nr_free, nr_total;
 static uint64_t search_from;
+uint64_t trampoline_frame;	/* below 1 MiB, for the APs' first instructions; 0 = none */
 
 extern char _kernel_end[];
 
@@ -60,6 +61,34 @@ static void reserve(uint64_t start, uint64_t end)
 	nr_free -= mark_range(start / PAGE_SIZE, ALIGN_UP(end, PAGE_SIZE) / PAGE_SIZE, true);
 }
 
+/*
+ * A page below 1 MiB for arch/x86/smp.c's real-mode trampoline: a startup
+ * IPI starts a CPU in real mode at CS:IP = VV00:0000, so the page must be
+ * below 1 MiB and page-aligned, and its number VV cannot be 0xa0-0xbf
+ * (reserved for the VGA window). The highest such page that the memory
+ * map calls RAM and the multiboot information does not overlap; the
+ * first MiB is reserved below, so nothing else is ever put there.
+ */
+static void find_trampoline_frame(const struct boot_info *bi)
+{
+	uint64_t start, end;
+	int i;
+
+	for (i = 0; i < bi->n_mmap; i++) {
+		const struct mmap_region *r = &bi->mmap[i];
+
+		if (r->type != 1)
+			continue;
+		start = MAX(ALIGN_UP(r->base, PAGE_SIZE), PAGE_SIZE);	/* not page 0: the real-mode IVT */
+		end = MIN(ALIGN_DOWN(r->base + r->len, PAGE_SIZE), 0xa0000ul);
+		for (; end > start; end -= PAGE_SIZE)
+			if (end <= bi->mbi_start || end - PAGE_SIZE >= bi->mbi_end)
+				break;
+		if (end > start && end - PAGE_SIZE > trampoline_frame)
+			trampoline_frame = end - PAGE_SIZE;
+	}
+}
+
 void frame_init(void)
 {
 	const struct boot_info *bi = &boot_info;
@@ -86,6 +115,7 @@ void frame_init(void)
 	/* Never hand out: the first MiB (real-mode IVT, BDA, EBDA, option
 	 * ROMs), the kernel image with its boot page tables, the multiboot
 	 * information and the modules. */
+	find_trampoline_frame(bi);
 	reserve(0, 0x100000);
 	reserve(0x100000, virt_to_phys(_kernel_end));
 	reserve(bi->mbi_start, bi->mbi_end);

@@ -324,10 +324,12 @@ static void enable_protections(void)
 	}
 	if (c & (1u << 2))
 		write_cr4(read_cr4() | CR4_UMIP);
-	printk("paging: NX on, WP on, SMEP %s, SMAP %s, UMIP %s\n",
-	       read_cr4() & CR4_SMEP ? "on" : "not supported",
-	       read_cr4() & CR4_SMAP ? "on" : "not supported",
-	       read_cr4() & CR4_UMIP ? "on" : "not supported");
+}
+
+/* Another CPU, already on the kernel's tables (boot/entry.asm): the same CR0 and CR4 bits. */
+void paging_init_ap(void)
+{
+	enable_protections();
 }
 
 void paging_init(void)
@@ -367,6 +369,10 @@ void paging_init(void)
 
 	write_cr3(kernel_pml4);
 	enable_protections();
+	printk("paging: NX on, WP on, SMEP %s, SMAP %s, UMIP %s\n",
+	       read_cr4() & CR4_SMEP ? "on" : "not supported",
+	       read_cr4() & CR4_SMAP ? "on" : "not supported",
+	       read_cr4() & CR4_UMIP ? "on" : "not supported");
 	printk("paging: kernel tables at %lx, direct map of %lu MiB\n",
 	       kernel_pml4, direct_map_end >> 20);
 }

@@ -124,10 +124,14 @@ static void parse_madt(const struct acpi_sdt_header *h)
 	acpi_info.lapic_address = lapic;
 	for (e = t + 44; e + 2 <= end && e[1] >= 2 && e + e[1] <= end; e += e[1]) {
 		switch (e[0]) {
-		case 0:		/* processor local APIC; flags bit 0: enabled */
+		case 0:		/* processor local APIC: UID, APIC id, flags (bit 0: enabled) */
 			if (e[1] >= 8) {
 				memcpy(&flags, e + 4, 4);
-				acpi_info.n_cpus += flags & 1;
+				if (!(flags & 1))
+					break;
+				if (acpi_info.n_cpus < ACPI_MAX_CPUS)
+					acpi_info.cpu_apic_ids[acpi_info.n_cpus] = e[3];
+				acpi_info.n_cpus++;
 			}
 			break;
 		case 1:		/* I/O APIC */

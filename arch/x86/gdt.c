@@ -2,6 +2,8 @@
 #include <ccos/trap.h>
 #include <ccos/lib.h>
 #include <ccos/vsyscall.h>
+#include <ccos/proc.h>
+#include <ccos/x86.h>
 
 /* Intel SDM Vol. 3 §8.7: the 64-bit TSS; rsp0 is loaded on a ring 3 -> 0
  * switch, ist[n] on any vector whose gate names IST n. */
@@ -15,7 +17,7 @@ struct tss {
 	uint16_t iomap_base;
 } __packed;
 
-static struct tss tss;
+static struct tss tss[MAX_CPUS];
 
 /*
  * Descriptor bits (SDM Vol. 3 §3.4.5): P (47), DPL (45-46), S (44, code or
@@ -38,12 +40,15 @@ static struct tss tss;
 #define SEG_LIMIT_MAX	(0xfull << 48 | 0xffff)
 
 /*
- * Read-only after boot (__ro_after_init): written only by gdt_init, by
- * LTR (the busy bit, below) and by gdt_set_percpu_limit, all at boot. The
- * TSS is not: the CPU reads RSP0 from it on every entry from ring 3, and
- * the scheduler writes RSP0 at every switch (tss_set_rsp0).
+ * Each CPU has a GDT of its own: its TSS descriptor names its own TSS,
+ * and its PERCPU_SEL limit holds its own number for lsl. Read-only after
+ * boot (__ro_after_init): written only by gdt_init, by LTR (the busy bit,
+ * below) and by gdt_set_percpu_limit, all before mark_ro_after_init, the
+ * other CPUs included (arch/x86/smp.c). The TSS is not: the CPU reads
+ * RSP0 from it on every entry from ring 3, and the scheduler writes RSP0
+ * at every switch (tss_set_rsp0).
  */
-static uint64_t gdt[16] __aligned(16) __ro_after_init = {
+static const uint64_t gdt_template[16] = {
 	[KERNEL_CS >> 3] = SEG_P | SEG_S | SEG_CODE | SEG_L,
 	[KERNEL_DS >> 3] = SEG_P | SEG_S | SEG_DATA,
 	[USER32_CS >> 3] = SEG_P | SEG_S | SEG_DPL3 | SEG_CODE | SEG_DB | SEG_G | SEG_LIMIT_MAX,
@@ -53,19 +58,21 @@ static uint64_t gdt[16] __aligned(16) __ro_after_init = {
 	[PERCPU_SEL >> 3] = SEG_P | SEG_S | SEG_DPL3 | SEG_DATA,
 };
 
+static uint64_t gdt[MAX_CPUS][16] __aligned(16) __ro_after_init;
+
 /* SYSRET (SDM Vol. 2B) loads SS = STAR[63:48] + 8 and CS = STAR[63:48] + 16. */
 BUILD_BUG_ON(USER_DS != USER32_CS + 8 || USER_CS != USER32_CS + 16);
 /* SYSCALL loads CS = STAR[47:32] and SS = STAR[47:32] + 8. */
 BUILD_BUG_ON(KERNEL_DS != KERNEL_CS + 8);
 
-static void set_tss_descriptor(void)
+static void set_tss_descriptor(int cpu)
 {
-	uint64_t base = (uint64_t)&tss, limit = sizeof(tss) - 1;
+	uint64_t base = (uint64_t)&tss[cpu], limit = sizeof(tss[cpu]) - 1;
 
 	/* A 16-byte system descriptor, type 9 = available 64-bit TSS. */
-	gdt[TSS_SEL >> 3] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
-			    (0x9ull << 40) | SEG_P | ((base >> 24 & 0xff) << 56);
-	gdt[(TSS_SEL >> 3) + 1] = base >> 32;
+	gdt[cpu][TSS_SEL >> 3] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
+				 (0x9ull << 40) | SEG_P | ((base >> 24 & 0xff) << 56);
+	gdt[cpu][(TSS_SEL >> 3) + 1] = base >> 32;
 }
 
 /*
@@ -85,28 +92,33 @@ void percpu_limit_set(uint64_t *table, uint32_t limit)
 	*d |= (limit & 0xffff) | (uint64_t)(limit >> 16 & 0xf) << 48;
 }
 
+/* The running CPU's: each CPU sets its own (arch/x86/smp.c). */
 void gdt_set_percpu_limit(uint32_t limit)
 {
-	percpu_limit_set(gdt, limit);
+	percpu_limit_set(gdt[this_cpu()->cpu], limit);
 }
 
 void tss_set_rsp0(uint64_t rsp0)
 {
-	tss.rsp[0] = rsp0;
+	tss[this_cpu()->cpu].rsp[0] = rsp0;
 }
 
-void gdt_init(void)
+/* CPU cpu loads its GDT and TSS, and its per-CPU block into the GS base. */
+void gdt_init(int cpu)
 {
 	struct {
 		uint16_t limit;
 		uint64_t base;
-	} __packed gdtr = { sizeof(gdt) - 1, (uint64_t)gdt };
+	} __packed gdtr = { sizeof(gdt[cpu]) - 1, (uint64_t)gdt[cpu] };
+	struct tss *t = &tss[cpu];
 	int i;
 
+	memcpy(gdt[cpu], gdt_template, sizeof(gdt_template));
+	kernel_stacks_set(cpu);
 	for (i = IST_DF; i < NR_FIXED_STACKS; i++)	/* ist[0] is IST 1 */
-		tss.ist[i - 1] = (uint64_t)kernel_stacks[i].top;
-	tss.iomap_base = sizeof(tss);	/* no I/O bitmap: ring 3 gets no ports */
-	set_tss_descriptor();
+		t->ist[i - 1] = (uint64_t)kernel_stacks[cpu][i].top;
+	t->iomap_base = sizeof(*t);	/* no I/O bitmap: ring 3 gets no ports */
+	set_tss_descriptor(cpu);
 
 	__asm__ volatile(
 		"lgdt %0\n\t"
@@ -129,4 +141,14 @@ void gdt_init(void)
 		"ltr %w3"
 		: : "m"(gdtr), "i"(KERNEL_CS), "i"(KERNEL_DS), "r"(TSS_SEL)
 		: "rax", "memory");
+
+	/*
+	 * The kernel's GS base: this CPU's block, where GS:0 points to itself
+	 * (this_cpu). IA32_KERNEL_GS_BASE holds the user's while the kernel
+	 * runs; swapgs exchanges the two (trap_entry.asm).
+	 */
+	cpus[cpu].self = &cpus[cpu];
+	cpus[cpu].cpu = cpu;
+	wrmsr(MSR_GS_BASE, (uint64_t)&cpus[cpu]);
+	wrmsr(MSR_KERNEL_GS_BASE, 0);
 }

@@ -54,12 +54,19 @@ void idt_set_handler(int vector, trap_handler_t handler, int dpl)
 	set_gate(vector, dpl, idt[vector].ist);
 }
 
-void idt_init(void)
+/* Every CPU loads the one IDT: the gates are the same everywhere. */
+void idt_load(void)
 {
 	struct {
 		uint16_t limit;
 		uint64_t base;
 	} __packed idtr = { sizeof(idt) - 1, (uint64_t)idt };
+
+	__asm__ volatile("lidt %0" : : "m"(idtr));
+}
+
+void idt_init(void)
+{
 	int v;
 
 	for (v = 0; v < 256; v++)
@@ -70,5 +77,5 @@ void idt_init(void)
 	set_gate(X86_MC, 0, IST_MC);
 	/* int3 is allowed from ring 3, so that user breakpoints give SIGTRAP. */
 	set_gate(X86_BP, 3, 0);
-	__asm__ volatile("lidt %0" : : "m"(idtr));
+	idt_load();
 }

@@ -21,25 +21,53 @@
 static struct {
 	uint8_t guard[PAGE_SIZE];
 	uint8_t stack[IST_STACK_SIZE];
-} ist_stacks[3] __aligned(PAGE_SIZE);
+} ist_stacks[MAX_CPUS][3] __aligned(PAGE_SIZE);
+
+/* The kernel stack each other CPU starts on (the boot CPU's is boot_stack). */
+static struct {
+	uint8_t guard[PAGE_SIZE];
+	uint8_t stack[KSTACK_SIZE];
+} ap_stacks[MAX_CPUS - 1] __aligned(PAGE_SIZE);
 
 extern uint8_t boot_stack_guard[], boot_stack_top[];	/* boot/entry.asm */
 
-/* Indexed by IST number; 0 is the boot stack, which kmain runs on. */
-const struct kernel_stack kernel_stacks[NR_FIXED_STACKS] = {
-	{ "boot", boot_stack_guard, boot_stack_top },
-	[IST_DF] = { "#DF", ist_stacks[0].guard, ist_stacks[0].stack + IST_STACK_SIZE },
-	[IST_NMI] = { "NMI", ist_stacks[1].guard, ist_stacks[1].stack + IST_STACK_SIZE },
-	[IST_MC] = { "#MC", ist_stacks[2].guard, ist_stacks[2].stack + IST_STACK_SIZE },
+static const char *const stack_names[NR_FIXED_STACKS] = {
+	"kernel", [IST_DF] = "#DF", [IST_NMI] = "NMI", [IST_MC] = "#MC",
 };
 
-static const struct kernel_stack *fixed_stack_of_guard(uint64_t addr)
+/* Per CPU, indexed by IST number; 0 is the stack the CPU starts on. */
+struct kernel_stack kernel_stacks[MAX_CPUS][NR_FIXED_STACKS] __ro_after_init;
+
+/* Fill in CPU cpu's table (gdt_init needs it for the TSS before paging_init). */
+void kernel_stacks_set(int cpu)
 {
+	struct kernel_stack *s = kernel_stacks[cpu];
 	int i;
 
 	for (i = 0; i < NR_FIXED_STACKS; i++)
-		if (addr - (uint64_t)kernel_stacks[i].guard < PAGE_SIZE)
-			return &kernel_stacks[i];
+		s[i].name = stack_names[i];
+	if (cpu == 0) {
+		s[0].name = "boot";
+		s[0].guard = boot_stack_guard;
+		s[0].top = boot_stack_top;
+	} else {
+		s[0].guard = ap_stacks[cpu - 1].guard;
+		s[0].top = ap_stacks[cpu - 1].stack + KSTACK_SIZE;
+	}
+	for (i = IST_DF; i < NR_FIXED_STACKS; i++) {
+		s[i].guard = ist_stacks[cpu][i - 1].guard;
+		s[i].top = ist_stacks[cpu][i - 1].stack + IST_STACK_SIZE;
+	}
+}
+
+static const struct kernel_stack *fixed_stack_of_guard(uint64_t addr, int *cpu)
+{
+	int i;
+
+	for (*cpu = 0; *cpu < MAX_CPUS; (*cpu)++)
+		for (i = 0; i < NR_FIXED_STACKS; i++)
+			if (addr - (uint64_t)kernel_stacks[*cpu][i].guard < PAGE_SIZE)
+				return &kernel_stacks[*cpu][i];
 	return NULL;
 }
 
@@ -50,26 +78,30 @@ static const struct kernel_stack *fixed_stack_of_guard(uint64_t addr)
 static void double_fault(struct trap_frame *tf)
 {
 	uint64_t cr2 = read_cr2();
-	const struct kernel_stack *s = fixed_stack_of_guard(cr2);
+	int cpu;
+	const struct kernel_stack *s = fixed_stack_of_guard(cr2, &cpu);
 	struct process *p = kstack_guard_owner(cr2);
 
 	if (s)
-		printk(KERN_ERR "double fault: kernel stack overflow: the %s stack ran into its guard page at %lx (CR2 %lx)\n",
-		       s->name, (uint64_t)s->guard, cr2);
+		printk(KERN_ERR "double fault: kernel stack overflow: the %s stack of CPU %d ran into its guard page at %lx (CR2 %lx)\n",
+		       s->name, cpu, (uint64_t)s->guard, cr2);
 	else if (p)
 		printk(KERN_ERR "double fault: kernel stack overflow: the kernel stack of pid %d ran into its guard page at %lx (CR2 %lx)\n",
 		       p->pid, p->kstack - PAGE_SIZE, cr2);
 	kernel_fault(tf);
 }
 
-/* After paging_init: unmap every guard page, and report double faults. */
+/* After paging_init: every CPU's stacks; unmap every guard page, and report double faults. */
 void kernel_stacks_init(void)
 {
-	int i;
+	int cpu, i;
 
-	for (i = 0; i < NR_FIXED_STACKS; i++)
-		if (unmap_page(kernel_pml4, (uint64_t)kernel_stacks[i].guard))
-			panic("stacks: the guard page of the %s stack at %p is not mapped",
-			      kernel_stacks[i].name, kernel_stacks[i].guard);
+	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
+		kernel_stacks_set(cpu);
+		for (i = 0; i < NR_FIXED_STACKS; i++)
+			if (unmap_page(kernel_pml4, (uint64_t)kernel_stacks[cpu][i].guard))
+				panic("stacks: the guard page of the %s stack of CPU %d at %p is not mapped",
+				      kernel_stacks[cpu][i].name, cpu, kernel_stacks[cpu][i].guard);
+	}
 	idt_set_handler(X86_DF, double_fault, 0);
 }

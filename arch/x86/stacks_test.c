@@ -69,7 +69,7 @@ static bool idle_stack_top(const uint8_t *page)
 	int i;
 
 	for (i = 0; i < NR_FIXED_STACKS; i++)
-		if (i != IST_DF && page == kernel_stacks[i].top - PAGE_SIZE)
+		if (i != IST_DF && page == kernel_stacks[0][i].top - PAGE_SIZE)
 			return true;
 	return false;
 }
@@ -114,9 +114,9 @@ KTEST(every_kernel_stack_overflows_into_a_double_fault)
 	int i;
 
 	/* The IST stacks follow one another: #MC's guard lies right on the NMI stack's top. */
-	KEXPECT(idle_stack_top(kernel_stacks[IST_MC].guard - PAGE_SIZE));
+	KEXPECT(idle_stack_top(kernel_stacks[0][IST_MC].guard - PAGE_SIZE));
 	for (i = 0; i < NR_FIXED_STACKS; i++)
-		check_overflow(kernel_stacks[i].name, kernel_stacks[i].guard, kernel_stacks[i].top);
+		check_overflow(kernel_stacks[0][i].name, kernel_stacks[0][i].guard, kernel_stacks[0][i].top);
 	KEXPECT(p != NULL);
 	if (!p)
 		return;

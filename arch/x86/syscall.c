@@ -3,7 +3,6 @@
 #include <ccos/x86.h>
 #include <ccos/printk.h>
 
-struct percpu cpu0 = { .self = &cpu0 };
 uint8_t fpu_initial_state[512] __aligned(16);
 
 BUILD_BUG_ON(offsetof(struct percpu, kernel_rsp) != 8);
@@ -32,9 +31,6 @@ void syscall_init(void)
 	 */
 	wrmsr(MSR_FMASK, RFLAGS_IF | RFLAGS_TF | RFLAGS_AC | RFLAGS_DF | RFLAGS_NT);
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
-	/* The kernel's GS base; swapgs exchanges it with the user's. */
-	wrmsr(MSR_GS_BASE, (uint64_t)&cpu0);
-	wrmsr(MSR_KERNEL_GS_BASE, 0);
 }
 
 /*

@@ -6,9 +6,12 @@
 section .text
 bits 64
 
+MSR_GS_BASE	equ 0xc0000101
+
 ; Intel SDM Vol. 3 §6.13: the CPU pushes an error code for these vectors
 ; only (#DF, #TS, #NP, #SS, #GP, #PF, #AC, #CP, #VC, #SX); the others get a
-; zero so that every frame has the same shape.
+; zero so that every frame has the same shape. NMI, #DF and #MC go to
+; paranoid_entry (below).
 %macro trap_stub 1
 align 16
 trap_stub_%1:
@@ -16,7 +19,11 @@ trap_stub_%1:
 	push 0
 %endif
 	push %1
+%if %1 == 2 || %1 == 8 || %1 == 18
+	jmp paranoid_entry
+%else
 	jmp trap_common
+%endif
 %endmacro
 
 %assign i 0
@@ -25,10 +32,33 @@ trap_stub_%1:
 %assign i i + 1
 %endrep
 
+; GS and swapgs. In the kernel, GS.base is the running CPU's struct percpu
+; (include/ccos/proc.h): this_cpu(), current() and the SYSCALL entry's
+; stack all come from GS:0, GS:8, ... In user mode GS.base is the
+; program's own (arch_prctl ARCH_SET_GS), any value it likes. swapgs
+; exchanges GS.base with IA32_KERNEL_GS_BASE (SDM Vol. 2B, SWAPGS), so the
+; two live side by side: one in use, the other parked in the MSR.
+;
+; So every entry from user mode must execute swapgs exactly once before it
+; touches GS, and every return to user mode exactly once after its last
+; use of GS: here (trap_common, trap_return), and syscall_entry and its
+; sysret path (syscall_entry.asm); the 0xcc vector and every other DPL 3
+; gate come through trap_common. An entry from user mode that missed it
+; would run the kernel on a GS base the program chose: current() and the
+; SYSCALL stack pointer read from, and written to, memory the user
+; controls, and a kernel address chosen by the user at that. An extra
+; swapgs on an entry from the kernel does the same the other way round.
+; The saved CS (its RPL, bits 0-1) says where the CPU came from.
+;
+; That test is wrong for the three vectors that can strike anywhere, even
+; in the few instructions of the kernel that run between SYSCALL and
+; swapgs, or between swapgs and SYSRET/IRETQ, where the saved CS is the
+; kernel's but GS is still (or already) the user's: NMI, #MC, and #DF
+; (which can follow a fault there). paranoid_entry asks the MSR instead:
+; the kernel's GS base is a kernel-half address (bit 63 set), a user's
+; never is (arch_prctl refuses it). It swaps only if needed, and swaps
+; back on the way out, leaving GS as it found it.
 trap_common:
-	; Coming from ring 3, GS still holds the user's base: swap in the
-	; kernel's per-CPU base (SDM: swapgs exchanges GS.base with
-	; IA32_KERNEL_GS_BASE). The saved CS tells where we came from.
 	test qword [rsp + TF_CS - TF_VECTOR], 3
 	jz .from_kernel
 	swapgs
@@ -38,6 +68,33 @@ trap_common:
 	mov rdi, rsp
 	extern trap_dispatch
 	call trap_dispatch
+
+; NMI, #DF, #MC. From user mode they take the ordinary path. From the
+; kernel: ebx = the high half of GS.base at entry; a kernel address is
+; negative, anything else needs the kernel's base for the handler. The
+; handler runs from the kernel, so it returns here, never into
+; return_to_user; rbx is callee-saved across it.
+paranoid_entry:
+	test qword [rsp + TF_CS - TF_VECTOR], 3
+	jnz trap_common
+	push_registers
+	cld
+	mov ecx, MSR_GS_BASE
+	rdmsr
+	mov ebx, edx
+	test ebx, ebx
+	js .kernel_gs
+	swapgs
+.kernel_gs:
+	mov rdi, rsp
+	call trap_dispatch
+	test ebx, ebx
+	js .leave
+	swapgs
+.leave:
+	pop_registers
+	add rsp, 16			; vector and error code
+	iretq
 
 ; Also the first return of a new process: its kernel stack holds a frame.
 global trap_return

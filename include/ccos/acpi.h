@@ -30,12 +30,15 @@ struct acpi_sdt_header {
 	uint32_t creator_revision;
 } __packed;
 
+#define ACPI_MAX_CPUS	64
+
 /* What time and the platform code need from the tables; 0 = not found. */
 struct acpi_info {
 	int n_tables;
 	uint64_t hpet_address;		/* HPET table: register block */
 	uint64_t lapic_address;		/* MADT */
 	int n_cpus, n_ioapics;		/* MADT: enabled local APICs, I/O APICs */
+	uint8_t cpu_apic_ids[ACPI_MAX_CPUS];	/* MADT: the first enabled ones, in order */
 	uint64_t ioapic_address;	/* MADT: the first I/O APIC */
 	uint8_t century_reg;		/* FADT: CMOS index of the century, 0 = none */
 };

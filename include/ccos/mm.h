@@ -40,11 +40,13 @@ void frame_free(uint64_t phys);
 void frame_free_run(uint64_t phys, size_t n);
 size_t frames_free(void);
 size_t frames_used(void);
+extern uint64_t trampoline_frame;		/* a reserved page below 1 MiB, or 0 */
 
 /* Page tables (mm/paging.c). pml4 is a physical address. */
 extern uint64_t kernel_pml4;
 extern uint64_t direct_map_end;	/* RAM and ACPI areas below 4 GiB, 2 MiB-aligned */
 void paging_init(void);
+void paging_init_ap(void);
 void mark_ro_after_init(void);
 int map_page(uint64_t pml4, uint64_t virt, uint64_t phys, uint64_t flags);
 int unmap_page(uint64_t pml4, uint64_t virt);

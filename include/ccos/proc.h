@@ -74,21 +74,41 @@ struct process {
 	int pgid, sid;			/* process group and session */
 };
 
-/* Per-CPU data, found through the GS base in the kernel (swapgs). */
+#define MAX_CPUS	8
+
+/*
+ * Per-CPU data, found through the GS base in the kernel (swapgs; see
+ * arch/x86/trap_entry.asm). cpus[n] is CPU n's, n being its number in
+ * the MADT's order, the boot CPU first (arch/x86/smp.c).
+ */
 struct percpu {
 	struct percpu *self;
 	uint64_t kernel_rsp;		/* loaded by the SYSCALL entry */
 	uint64_t user_rsp;		/* the user's rsp, saved there */
 	struct process *current;
+	int cpu;
+	uint32_t apic_id;
+	/* What this CPU read back after setting its getcpu values (smp.c). */
+	uint32_t getcpu_lsl, getcpu_rdtscp;
+	volatile bool online;
 };
 
-extern struct percpu cpu0;
+extern struct percpu cpus[MAX_CPUS];
 extern struct process *init_process;
 extern struct process proc_table[NPROC];
 
+/* The running CPU's block: GS:0 holds its address (percpu.self). */
+static inline struct percpu *this_cpu(void)
+{
+	struct percpu *c;
+
+	__asm__ volatile("movq %%gs:0, %0" : "=r"(c));
+	return c;
+}
+
 static inline struct process *current(void)
 {
-	return cpu0.current;
+	return this_cpu()->current;
 }
 
 /* kernel/proc.c */

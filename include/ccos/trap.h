@@ -46,7 +46,8 @@ static inline bool user_mode(const struct trap_frame *tf)
 
 typedef void (*trap_handler_t)(struct trap_frame *tf);
 
-void gdt_init(void);
+void gdt_init(int cpu);
+void idt_load(void);
 void idt_init(void);
 void idt_set_handler(int vector, trap_handler_t handler, int dpl);
 void trap_dispatch(struct trap_frame *tf);
@@ -63,8 +64,9 @@ void kernel_fault(struct trap_frame *tf);
 
 /*
  * The kernel's fixed stacks (arch/x86/stacks.c), each above an unmapped
- * guard page; indexed by the IST number that the IDT gives #DF, NMI and
- * #MC (idt.c), index 0 being the boot stack.
+ * guard page; per CPU, indexed by the IST number that the IDT gives #DF,
+ * NMI and #MC (idt.c), index 0 being the stack the CPU starts on (the
+ * boot stack on CPU 0).
  */
 enum { IST_DF = 1, IST_NMI = 2, IST_MC = 3, NR_FIXED_STACKS };
 
@@ -73,7 +75,8 @@ struct kernel_stack {
 	uint8_t *guard;		/* the unmapped page right below the stack */
 	uint8_t *top;		/* the first byte above the stack */
 };
-extern const struct kernel_stack kernel_stacks[NR_FIXED_STACKS];
+extern struct kernel_stack kernel_stacks[][NR_FIXED_STACKS];
+void kernel_stacks_set(int cpu);
 void kernel_stacks_init(void);
 
 #endif

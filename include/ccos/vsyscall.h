@@ -43,6 +43,7 @@ extern const uint8_t vsyscall_native_page[PAGE_SIZE];
 
 /* arch/x86/vsyscall/vsyscall.c: map the page for the boot's mode, getcpu, vector 0xcc. */
 void vsyscall_init(void);
+void vsyscall_set_cpu(unsigned int cpu, unsigned int node);	/* on the CPU itself, at boot */
 
 /* arch/x86/gdt.c: the PERCPU_SEL segment's limit, which lsl reads (20 bits). */
 void gdt_set_percpu_limit(uint32_t limit);		/* at boot: the GDT is read-only after */

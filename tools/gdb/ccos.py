@@ -150,7 +150,7 @@ def parse_address(arg, what="an address"):
 
 def current_process():
     try:
-        p = gdb.parse_and_eval("cpu0.current")
+        p = gdb.parse_and_eval("cpus[0].current")
     except gdb.error:
         return None
     return None if int(p) == 0 else p.dereference()
@@ -186,7 +186,7 @@ class User(gdb.Command):
 Every user program is linked at 0x400000 (linker/user.ld), so only one
 program's symbols can be loaded at a time. NAME is a program of
 build/user/ (init, cat, ...) or an ELF file's path. Without an argument,
-the program the current process runs (cpu0.current->comm).
+the program the current process runs (cpus[0].current->comm).
 
 A breakpoint at a user address stops every process that runs that address;
 to stop in one program only, add a condition:
@@ -201,7 +201,7 @@ to stop in one program only, add a condition:
         if not name:
             p = current_process()
             if p is None:
-                raise gdb.GdbError("no current process (cpu0.current is NULL): name a program")
+                raise gdb.GdbError("no current process (cpus[0].current is NULL): name a program")
             name = c_string(p["comm"])
         path = user_elf_path(name)
         if not os.path.exists(path):

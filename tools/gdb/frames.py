@@ -105,7 +105,7 @@ a SYSCALL frame, not an IDT vector."""
 class Ps(gdb.Command):
     """List the processes of proc_table: ccos-ps.
 
-`*` marks the current one (cpu0.current). PML4 is the physical address of
+`*` marks the current one (cpus[0].current). PML4 is the physical address of
 its page tables (give it to ccos-pt to walk them); USER RIP is where it
 resumes in user mode (its saved trap frame)."""
 

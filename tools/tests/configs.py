@@ -13,8 +13,10 @@ CONFIGS = [
     # In-kernel tests (kernel/*_test.c) under both firmwares, and on a
     # baseline CPU model (no SMEP, SMAP, RDRAND, invariant TSC, ...). The
     # boot summary lines of the first two are checked too (test_boot.py).
-    Config("ktest-bios", fw="bios", cmdline="ktest", ktap=True),
-    Config("ktest-uefi", fw="uefi", cmdline="ktest", ktap=True),
+    # These two start more CPUs (arch/x86/smp_test.c checks each one);
+    # ktest-qemu64 and ptdump-bios run the same tests on one CPU.
+    Config("ktest-bios", fw="bios", cmdline="ktest", ktap=True, extra=("-smp", "4")),
+    Config("ktest-uefi", fw="uefi", cmdline="ktest", ktap=True, extra=("-smp", "2")),
     Config("ktest-qemu64", fw="bios", cpu="qemu64", cmdline="ktest", ktap=True),
     # init and the user-space test programs (user/*.c), under both firmwares.
     Config("init-bios", fw="bios", ktap=True, timeout=120),

@@ -52,3 +52,18 @@ def test_command_line(boot, name):
     b = boot(name)
     b.expect(r'^ccos: command line "%s"$' % re.escape(b.config.full_cmdline))
     b.expect(r"^ccos: vsyscall=emulate clocksource=default init=/bin/init$")
+
+
+# (config, -smp N): the boot lists every CPU the MADT names, by APIC id
+# (QEMU numbers them 0..N-1); arch/x86/smp_test.c checks each one's state.
+SMP_BOOTS = [("ktest-bios", 4), ("ktest-uefi", 2), ("ktest-qemu64", 1)]
+
+
+@pytest.mark.parametrize("name,ncpus", SMP_BOOTS)
+def test_smp_cpus_up(boot, name, ncpus):
+    b = boot(name)
+    smp = ("-smp", str(ncpus)) if ncpus > 1 else ()
+    assert tuple(b.config.extra) == smp, "configs.py: %s should boot with %r" % (name, smp)
+    b.expect(r"^acpi: MADT: %d CPUs?," % ncpus)
+    b.expect(r"^smp: %d CPUs? up, APIC ids %s; processes run on CPU 0, the others halt$"
+             % (ncpus, " ".join(str(i) for i in range(ncpus))))

@@ -46,10 +46,10 @@ static bool cpu_has_rdtscp(void)
 /*
  * getcpu's answer for this CPU, node << 12 | cpu, put where user mode can
  * read it without a system call: IA32_TSC_AUX, which rdtscp returns, and
- * always the limit of the PERCPU_SEL segment, which lsl returns. ccos runs
- * on CPU 0 of node 0 only; an SMP kernel would call this on every CPU.
+ * always the limit of this CPU's PERCPU_SEL segment, which lsl returns.
+ * Every CPU calls it for itself (vsyscall_init here, ap_main in smp.c).
  */
-static void vsyscall_set_cpu(unsigned int cpu, unsigned int node)
+void vsyscall_set_cpu(unsigned int cpu, unsigned int node)
 {
 	uint32_t p = node << VGETCPU_CPU_BITS | cpu;
 

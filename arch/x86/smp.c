@@ -1,0 +1,150 @@
+/* Starting the other CPUs: the MADT's list, the trampoline below 1 MiB, INIT-SIPI-SIPI, and each CPU's own setup. */
+#include <ccos/lapic.h>
+#include <ccos/acpi.h>
+#include <ccos/mm.h>
+#include <ccos/proc.h>
+#include <ccos/printk.h>
+#include <ccos/lib.h>
+#include <ccos/time.h>
+#include <ccos/vgetcpu.h>
+#include <ccos/vsyscall.h>
+#include <ccos/vvar.h>
+#include <ccos/x86.h>
+
+struct percpu cpus[MAX_CPUS];
+int nr_cpus = 1;
+
+/* For the CPU being started: which one it is, and its stack (boot/entry.asm). */
+static int ap_booting;
+uint64_t ap_boot_rsp;
+
+extern const uint8_t trampoline_start[], trampoline_gdt[], trampoline_end[];
+extern uint32_t trampoline_gdtr_base[];
+
+/*
+ * Each CPU reads back its getcpu values the way user mode will (rdtscp,
+ * lsl), for the ktest to compare with its number (arch/x86/smp_test.c).
+ */
+static void getcpu_self_check(struct percpu *c)
+{
+	c->getcpu_lsl = vgetcpu_read(VGETCPU_LSL);
+	c->getcpu_rdtscp = vvar.vgetcpu_mode == VGETCPU_RDTSCP ? vgetcpu_read(VGETCPU_RDTSCP) : ~0u;
+}
+
+/*
+ * An application processor, on its own stack and the kernel's page tables
+ * (boot/entry.asm): the per-CPU state that the boot CPU set up in kmain,
+ * in the same order. Then it halts with interrupts off: no interrupt is
+ * routed to it yet, and processes run on CPU 0 only (docs/smp.md).
+ */
+__noreturn void ap_main(void)
+{
+	int cpu = ap_booting;
+	struct percpu *c = &cpus[cpu];
+
+	paging_init_ap();
+	gdt_init(cpu);
+	idt_load();
+	syscall_init();
+	fpu_init();		/* saves the same initial FPU state again: harmless */
+	vsyscall_set_cpu(cpu, 0);
+	getcpu_self_check(c);
+	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
+	for (;;) {
+		cli();
+		hlt();
+	}
+}
+
+/* Start CPU cpu at APIC id apic_id from the trampoline page; wait up to 100 ms for it. */
+static bool start_cpu(int cpu, uint32_t apic_id)
+{
+	struct percpu *c = &cpus[cpu];
+	int i;
+
+	c->apic_id = apic_id;
+	ap_booting = cpu;
+	ap_boot_rsp = (uint64_t)kernel_stacks[cpu][0].top;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* all of it before the IPI */
+	if (!lapic_start_cpu(apic_id, trampoline_frame >> 12))
+		return false;
+	for (i = 0; i < 1000; i++) {
+		if (__atomic_load_n(&c->online, __ATOMIC_ACQUIRE))
+			return true;
+		udelay(100);
+	}
+	return false;
+}
+
+/*
+ * The trampoline's copy: the code uses CS-relative addresses, but the
+ * base of its GDT, which lgdt reads, is linear, so it is set here.
+ */
+static void copy_trampoline(void)
+{
+	uint8_t *page = phys_to_virt(trampoline_frame);
+	size_t gdt_off = trampoline_gdt - trampoline_start;
+	size_t base_off = (const uint8_t *)trampoline_gdtr_base - trampoline_start;
+	uint32_t gdt_phys = trampoline_frame + gdt_off;
+
+	BUILD_BUG_ON(PAGE_SIZE < 256);
+	if (trampoline_end - trampoline_start > (long)PAGE_SIZE)
+		panic("smp: the trampoline is %ld bytes, more than a page",
+		      (long)(trampoline_end - trampoline_start));
+	memcpy(page, trampoline_start, trampoline_end - trampoline_start);
+	memcpy(page + base_off, &gdt_phys, 4);
+}
+
+static void print_cpus(void)
+{
+	char ids[MAX_CPUS * 4 + 1] = "";
+	int i, len = 0;
+
+	for (i = 0; i < nr_cpus; i++)
+		len += snprintf(ids + len, sizeof(ids) - len, " %u", cpus[i].apic_id);
+	printk("smp: %d CPU%s up, APIC ids%s; processes run on CPU 0, the others halt\n",
+	       nr_cpus, nr_cpus == 1 ? "" : "s", ids);
+}
+
+/*
+ * After kmain set up CPU 0, before mark_ro_after_init: each CPU writes its
+ * GDT (the TSS busy bit, its getcpu limit), which is read-only after.
+ */
+void smp_init(void)
+{
+	uint32_t bsp;
+	int i, n;
+
+	cpus[0].online = true;
+	getcpu_self_check(&cpus[0]);
+	if (!lapic_init())
+		goto out;
+	bsp = cpus[0].apic_id = lapic_id();
+	if (acpi_info.n_cpus > MAX_CPUS)
+		printk(KERN_WARNING "smp: the MADT lists %d CPUs; ccos starts the first %d\n",
+		       acpi_info.n_cpus, MAX_CPUS);
+	n = MIN(acpi_info.n_cpus, MAX_CPUS);
+	if (n > 1 && !trampoline_frame) {
+		printk(KERN_WARNING "smp: no free page below 1 MiB for the trampoline; the other CPUs stay off\n");
+		goto out;
+	}
+	if (n > 1)
+		copy_trampoline();
+	for (i = 0; i < n; i++) {
+		uint32_t id = acpi_info.cpu_apic_ids[i];
+
+		if (id == bsp)
+			continue;
+		if (nr_cpus == MAX_CPUS)
+			break;
+		if (!start_cpu(nr_cpus, id)) {
+			/* It may still come up later, on this stack: start no other. */
+			printk(KERN_WARNING "smp: the CPU with APIC id %u did not start within 100 ms; no more CPUs started\n",
+			       id);
+			break;
+		}
+		nr_cpus++;
+	}
+out:
+	print_cpus();
+}
