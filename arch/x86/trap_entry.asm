@@ -68,6 +68,18 @@ trap_common:
 	mov rdi, rsp
 	extern trap_dispatch
 	call trap_dispatch
+	; and on into trap_return
+
+; Also the first return of a new process: its kernel stack holds a frame.
+global trap_return
+trap_return:
+	pop_registers
+	test qword [rsp + TF_CS - TF_VECTOR], 3
+	jz .to_kernel
+	swapgs
+.to_kernel:
+	add rsp, 16			; vector and error code
+	iretq
 
 ; NMI, #DF, #MC. From user mode they take the ordinary path. From the
 ; kernel: ebx = the high half of GS.base at entry; a kernel address is
@@ -93,17 +105,6 @@ paranoid_entry:
 	swapgs
 .leave:
 	pop_registers
-	add rsp, 16			; vector and error code
-	iretq
-
-; Also the first return of a new process: its kernel stack holds a frame.
-global trap_return
-trap_return:
-	pop_registers
-	test qword [rsp + TF_CS - TF_VECTOR], 3
-	jz .to_kernel
-	swapgs
-.to_kernel:
 	add rsp, 16			; vector and error code
 	iretq
 
