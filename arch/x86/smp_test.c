@@ -33,7 +33,8 @@ KTEST(smp_every_madt_cpu_is_up)
 	/* The ktests run on CPU 0, the boot CPU, whose GS base is cpus[0]. */
 	KEXPECT(this_cpu() == &cpus[0]);
 	KEXPECT_EQ(rdmsr(MSR_GS_BASE), (uint64_t)&cpus[0]);
-	KEXPECT_EQ(lapic_id(), cpus[0].apic_id);
+	if (nr_cpus > 1)	/* the local APIC is mapped */
+		KEXPECT_EQ(lapic_id(), cpus[0].apic_id);
 }
 
 /*
