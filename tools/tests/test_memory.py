@@ -140,7 +140,7 @@ def test_stack_overflow_is_a_reported_double_fault(stack):
     """The ktest every_kernel_stack_overflows_into_a_double_fault runs each stack dry; the #DF
     handler names the stack whose guard page CR2 lies in (ktest-bios's log)."""
     b = harness.boot("ktest-bios")
-    what = r"kernel stack of pid \d+" if stack == "pid" else re.escape(stack) + " stack"
+    what = r"kernel stack of pid \d+" if stack == "pid" else re.escape(stack) + " stack of CPU 0"
     seen = [m.group(1) for m in map(OVERFLOW.match, b.lines()) if m]
     assert any(re.fullmatch(what, s) for s in seen), b.report(
         "no report of an overflow of the %s stack; reports: %s" % (stack, seen))
