@@ -134,25 +134,6 @@ static void reap(long pid, const struct call *c, long n, struct counts *k)
 	}
 }
 
-static long mem_free_kb(void)
-{
-	char text[256];
-	long fd = open("/proc/meminfo", O_RDONLY, 0), n, kb = 0;
-	char *p;
-
-	if (fd < 0)
-		return fd;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	text[n > 0 ? n : 0] = '\0';
-	p = strchr(text, '\n');			/* MemFree is the second line */
-	for (p = p ? strchr(p, ':') : NULL; p && *++p;)
-		if (*p >= '0' && *p <= '9')
-			kb = kb * 10 + *p - '0';
-		else if (kb)
-			break;
-	return kb;
-}
 
 static int processes(void)
 {
@@ -189,7 +170,7 @@ int main(int argc, char **argv, char **envp)
 	for (n = 1; n <= calls; n++) {
 		if (n == WARMUP || (n == calls && calls < WARMUP)) {
 			sleep_ns(50 * MSEC);		/* let init reap the orphans */
-			free_before = mem_free_kb();
+			free_before = meminfo_kb("MemFree");
 			procs_before = processes();
 		}
 		saved = rng;
@@ -214,7 +195,7 @@ int main(int argc, char **argv, char **envp)
 				  n, (now_ns() - t0) / MSEC, k.returned, k.signaled, k.watchdog);
 	}
 	sleep_ns(100 * MSEC);
-	free_after = mem_free_kb();
+	free_after = meminfo_kb("MemFree");
 	ktap_diag("fuzz: done, %ld calls in %ld ms; MemFree %ld kB -> %ld kB; processes %d -> %d",
 		  calls, (now_ns() - t0) / MSEC, free_before, free_after, procs_before, processes());
 	ktap_ok(k.returned + k.signaled + k.watchdog == calls && !k.forkfail,

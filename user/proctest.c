@@ -53,29 +53,6 @@ static int test_odd_elf(void)
 				       expect_exit(status, odd_files[odd].exit_code, bad_path);
 }
 
-/* MemFree from /proc/meminfo, in kB, or -1. */
-static long mem_free_kb(void)
-{
-	char buf[256], *p;
-	long fd = open("/proc/meminfo", O_RDONLY, 0), n, kb = 0;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	for (p = buf; *p && strncmp(p, "MemFree:", 8); p++)
-		;
-	if (!*p)
-		return -1;
-	for (p += 8; *p == ' '; p++)
-		;
-	for (; *p >= '0' && *p <= '9'; p++)
-		kb = kb * 10 + (*p - '0');
-	return kb;
-}
 
 static int fork_exit_wait(int rounds)
 {
@@ -98,9 +75,9 @@ static int test_no_leak(void)
 	int ok;
 
 	fork_exit_wait(10);	/* let the kernel heap reach its working size */
-	before = mem_free_kb();
+	before = meminfo_kb("MemFree");
 	ok = fork_exit_wait(1000);
-	after = mem_free_kb();
+	after = meminfo_kb("MemFree");
 	ktap_diag("MemFree before %ld kB, after 1000 fork+exit+wait %ld kB", before, after);
 	if (ok && before != after)
 		ktap_fail("MemFree went from %ld kB to %ld kB", before, after);

@@ -122,25 +122,6 @@ struct sysinfo {
 	unsigned int mem_unit;
 };
 
-static long meminfo_total_kb(void)
-{
-	char text[512];
-	long fd = open("/proc/meminfo", O_RDONLY, 0), n, kb = 0;
-	char *p;
-
-	if (fd < 0)
-		return fd;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	text[n > 0 ? n : 0] = '\0';
-	p = strchr(text, ':');
-	while (p && *++p)
-		if (*p >= '0' && *p <= '9')
-			kb = kb * 10 + *p - '0';
-		else if (kb)
-			break;
-	return kb;
-}
 
 static int test_sysinfo(void)
 {
@@ -156,7 +137,7 @@ static int test_sysinfo(void)
 		  total_kb, si->freeram * si->mem_unit / 1024, si->procs);
 	if (si->uptime < 1 || !si->freeram || si->freeram > si->totalram || si->procs < 2)
 		return ktap_fail("implausible values");
-	return expect(total_kb, meminfo_total_kb(), "totalram against MemTotal") &&
+	return expect(total_kb, meminfo_kb("MemTotal"), "totalram against MemTotal") &&
 	       expect(syscall1(__NR_sysinfo, KERNEL_ADDR), -EFAULT, "sysinfo(kernel address)");
 }
 

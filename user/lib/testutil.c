@@ -182,3 +182,30 @@ int run_tests(const struct test *tests, unsigned long n)
 	}
 	return ktap_done();
 }
+
+/* FIELD of /proc/meminfo ("MemFree", "MemTotal", ...), in kB, or -1. */
+long meminfo_kb(const char *field)
+{
+	char buf[512], *p;
+	long fd = open("/proc/meminfo", O_RDONLY, 0), n, kb = 0, len = strlen(field);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = buf;
+	while (strncmp(p, field, len) || p[len] != ':') {
+		p = strchr(p, '\n');
+		if (!p)
+			return -1;
+		p++;
+	}
+	for (p += len + 1; *p == ' '; p++)
+		;
+	for (; *p >= '0' && *p <= '9'; p++)
+		kb = kb * 10 + (*p - '0');
+	return kb;
+}

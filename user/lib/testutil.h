@@ -16,6 +16,7 @@ int expect_signal(int status, int sig, const char *what);
 
 /* 1 if the kernel is ccos (uname): its own contract applies exactly; else Linux's answers. */
 int on_ccos(void);
+long meminfo_kb(const char *field);
 
 long now_ns(void);
 long sleep_ns(long ns);
