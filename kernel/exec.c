@@ -116,6 +116,7 @@ int exec_image(struct process *p, const char *path, char *const argv[], int argc
 	if (old)
 		mm_release(old);
 	set_comm(p, m->name);
+	close_on_exec(p);
 	memset(p->tf, 0, sizeof(*p->tf));
 	p->tf->rip = info.entry;
 	p->tf->rsp = rsp;

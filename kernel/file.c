@@ -1,4 +1,4 @@
-/* File objects: GRUB modules as read-only files, the serial console, generated /proc files. */
+/* File objects: GRUB modules as read-only files, generated /proc files, the descriptor table. */
 #include <ccos/file.h>
 #include <ccos/boot.h>
 #include <ccos/proc.h>
@@ -62,112 +62,7 @@ static void generated_release(struct file *f)
 
 static const struct file_ops generated_ops = { .read = memory_read, .release = generated_release };
 
-/* The console: fd 0 reads COM1, fds 1 and 2 write to it. */
-static ssize_t console_read(struct file *f, char __user *buf, size_t n)
-{
-	char c;
-	int ch;
-
-	(void)f;
-	if (!n)
-		return 0;
-	while ((ch = serial_getc()) < 0) {
-		sleep_until(NULL, ktime_get_ns() + 10 * NSEC_PER_MSEC);
-		if (signal_pending(current()))
-			return -EINTR;
-	}
-	c = ch == '\r' ? '\n' : ch;
-	return copy_to_user(buf, &c, 1) ? -EFAULT : 1;
-}
-
-static ssize_t console_file_write(struct file *f, const char __user *buf, size_t n)
-{
-	char chunk[256];
-	size_t done = 0;
-
-	(void)f;
-	while (done < n) {
-		size_t len = MIN(n - done, sizeof(chunk));
-
-		if (copy_from_user(chunk, buf + done, len))
-			return done ? (ssize_t)done : -EFAULT;
-		console_write(chunk, len);
-		done += len;
-	}
-	return done;
-}
-
-#define TCGETS		0x5401
-#define TCSETS		0x5402
-#define TCSETSW		0x5403
-#define TCSETSF		0x5404
-#define TIOCGPGRP	0x540f
-#define TIOCSPGRP	0x5410
-#define TIOCGWINSZ	0x5413
-
-/*
- * Linux's kernel struct termios (asm-generic/termbits.h), which TCGETS
- * copies: 36 bytes. glibc's and musl's struct termios are larger (speeds,
- * a longer c_cc), and glibc passes the kernel's size: a larger copy would
- * write past its buffer.
- */
-struct ktermios {
-	uint32_t c_iflag, c_oflag, c_cflag, c_lflag;
-	uint8_t c_line;
-	uint8_t c_cc[19];
-};
-BUILD_BUG_ON(sizeof(struct ktermios) != 36);
-
-struct winsize {
-	uint16_t ws_row, ws_col, ws_xpixel, ws_ypixel;
-};
-BUILD_BUG_ON(sizeof(struct winsize) != 8);
-
-/*
- * A serial console's modes as Linux starts them (tty_std_termios): ICRNL
- * IXON; OPOST ONLCR; B38400 CS8 CREAD HUPCL; ISIG ICANON ECHO ECHOE ECHOK
- * ECHOCTL ECHOKE IEXTEN; ^C ^\ DEL ^U ^D, VMIN 1, ^Q ^S ^Z, ^R ^O ^W ^V.
- */
-static struct ktermios console_termios = {
-	02400, 05, 02277, 0105073, 0,
-	{ 3, 034, 0177, 025, 4, 0, 1, 0, 021, 023, 032, 0, 022, 017, 027, 026 },
-};
-
-/* A libc asks a console for its window size (isatty), its modes and its foreground group. */
-static long console_ioctl(struct file *f, unsigned int req, uint64_t arg)
-{
-	static const struct winsize winsize = { 24, 80, 0, 0 };
-	void __user *uarg = (void __user *)arg;
-	struct ktermios t;
-	int pgrp;
-
-	(void)f;
-	switch (req) {
-	case TIOCGWINSZ:
-		return copy_to_user(uarg, &winsize, sizeof(winsize)) ? -EFAULT : 0;
-	case TCGETS:
-		return copy_to_user(uarg, &console_termios, sizeof(t)) ? -EFAULT : 0;
-	case TCSETS:
-	case TCSETSW:
-	case TCSETSF:
-		if (copy_from_user(&t, uarg, sizeof(t)))
-			return -EFAULT;
-		console_termios = t;	/* kept for TCGETS; the console itself stays raw */
-		return 0;
-	case TIOCGPGRP:
-		pgrp = current()->pgid;		/* no job control: the caller's group is in front */
-		return copy_to_user(uarg, &pgrp, sizeof(pgrp)) ? -EFAULT : 0;
-	case TIOCSPGRP:
-		return copy_from_user(&pgrp, uarg, sizeof(pgrp)) ? -EFAULT : 0;
-	}
-	return -ENOTTY;
-}
-
-static const struct file_ops console_ops = {
-	.read = console_read, .write = console_file_write, .ioctl = console_ioctl,
-};
-
-static struct file *file_new(const struct file_ops *ops, const void *data, size_t size)
+struct file *file_new(const struct file_ops *ops, const void *data, size_t size)
 {
 	struct file *f = kzalloc(sizeof(*f));
 
@@ -177,15 +72,6 @@ static struct file *file_new(const struct file_ops *ops, const void *data, size_
 		f->data = data;
 		f->size = size;
 	}
-	return f;
-}
-
-struct file *console_file(void)
-{
-	struct file *f = file_new(&console_ops, NULL, 0);
-
-	if (f)
-		f->is_console = true;
 	return f;
 }
 
@@ -238,8 +124,16 @@ int fd_install(struct file *f)
 	for (fd = 0; fd < NOFILE; fd++) {
 		if (!p->files[fd]) {
 			p->files[fd] = f;
+			p->cloexec &= ~(1ull << fd);
 			return fd;
 		}
 	}
 	return -EMFILE;
+}
+
+struct file *fd_file(unsigned int fd)
+{
+	if (fd >= NOFILE)
+		return NULL;
+	return current()->files[fd];
 }

@@ -94,6 +94,7 @@ static long do_clone(uint64_t flags, uint64_t newsp, int __user *ptid, uint64_t 
 	for (fd = 0; fd < NOFILE; fd++)
 		if (parent->files[fd])
 			child->files[fd] = file_get(parent->files[fd]);
+	child->cloexec = parent->cloexec;
 	child->sig.blocked = parent->sig.blocked;
 	memcpy(child->sig.action, parent->sig.action, sizeof(child->sig.action));
 	child->sig.altstack = parent->sig.altstack;

@@ -9,6 +9,7 @@
 #include <ccos/time.h>
 #include <ccos/proc.h>
 #include <ccos/file.h>
+#include <ccos/tty.h>
 #include <ccos/random.h>
 #include <ccos/vsyscall.h>
 #include <ccos/lapic.h>
@@ -72,6 +73,7 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 	random_init();
 	files_init();
 	smp_init();
+	tty_init();
 	mark_ro_after_init();
 
 	if (boot_options.ptdump)

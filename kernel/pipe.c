@@ -1,13 +1,15 @@
-/* Pipes: a 4 KiB ring between a read end and a write end; pipe(2). */
+/* Pipes: a 4 KiB ring between a read end and a write end; pipe and pipe2. */
 #include <ccos/file.h>
+#include <ccos/tty.h>
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
+#include <ccos/abi.h>
 #include <ccos/errno.h>
 #include <ccos/lib.h>
 #include <ccos/mm.h>
 #include <ccos/uaccess.h>
 
-#define PIPE_SIZE	4096	/* a power of two: the counts run free and wrap */
+#define PIPE_SIZE	4096	/* a power of two: the indices run free and wrap */
 
 struct pipe {
 	char buf[PIPE_SIZE];
@@ -15,15 +17,16 @@ struct pipe {
 	int readers, writers;	/* open ends */
 };
 
-/* What is there, at least one byte; 0 once every write end is closed. */
 static ssize_t pipe_read(struct file *f, char __user *ubuf, size_t n)
 {
-	struct pipe *pp = (void *)f->data;
+	struct pipe *pp = f->priv;
 	size_t got = 0;
 
 	while (pp->rpos == pp->wpos) {
 		if (!pp->writers)
-			return 0;
+			return 0;	/* end of file: every write end is closed */
+		if (f->flags & O_NONBLOCK)
+			return -EAGAIN;
 		sleep_on(pp);
 		if (signal_pending(current()))
 			return -EINTR;
@@ -38,13 +41,14 @@ static ssize_t pipe_read(struct file *f, char __user *ubuf, size_t n)
 		got += len;
 	}
 	wakeup(pp);
+	poll_wake();
 	return got;
 }
 
-/* Everything, waiting for room; with no reader left, EPIPE and SIGPIPE, as on Linux. */
+/* A write with no reader left is EPIPE and SIGPIPE, as on Linux. */
 static ssize_t pipe_write(struct file *f, const char __user *ubuf, size_t n)
 {
-	struct pipe *pp = (void *)f->data;
+	struct pipe *pp = f->priv;
 	size_t done = 0;
 
 	while (done < n) {
@@ -56,6 +60,8 @@ static ssize_t pipe_write(struct file *f, const char __user *ubuf, size_t n)
 			return done ? (ssize_t)done : -EPIPE;
 		}
 		if (pp->wpos - pp->rpos == PIPE_SIZE) {
+			if (f->flags & O_NONBLOCK)
+				return done ? (ssize_t)done : -EAGAIN;
 			sleep_on(pp);
 			if (signal_pending(current()))
 				return done ? (ssize_t)done : -EINTR;
@@ -67,62 +73,83 @@ static ssize_t pipe_write(struct file *f, const char __user *ubuf, size_t n)
 		pp->wpos += len;
 		done += len;
 		wakeup(pp);
+		poll_wake();
 	}
 	return done;
 }
 
-static void pipe_release(struct file *f, int *ends)
+static unsigned int pipe_poll_read(struct file *f)
 {
-	struct pipe *pp = (void *)f->data;
+	struct pipe *pp = f->priv;
 
-	(*ends)--;
+	return (pp->rpos != pp->wpos ? POLLIN : 0) | (!pp->writers ? POLLHUP : 0);
+}
+
+static unsigned int pipe_poll_write(struct file *f)
+{
+	struct pipe *pp = f->priv;
+
+	if (!pp->readers)
+		return POLLERR;
+	return pp->wpos - pp->rpos < PIPE_SIZE ? POLLOUT : 0;
+}
+
+static void pipe_release(struct file *f)
+{
+	struct pipe *pp = f->priv;
+
+	if ((f->flags & O_ACCMODE) == O_WRONLY)
+		pp->writers--;
+	else
+		pp->readers--;
 	wakeup(pp);
+	poll_wake();
 	if (!pp->readers && !pp->writers)
 		kfree(pp);
 }
 
-static void pipe_release_read(struct file *f)
+static void pipe_stat(struct file *f, struct stat *st)
 {
-	pipe_release(f, &((struct pipe *)f->data)->readers);
+	st->st_mode = S_IFIFO | 0600;
+	st->st_ino = (uint64_t)f->priv >> 4;
+	st->st_blksize = PIPE_SIZE;
 }
 
-static void pipe_release_write(struct file *f)
-{
-	pipe_release(f, &((struct pipe *)f->data)->writers);
-}
+static const struct file_ops pipe_read_ops = {
+	.read = pipe_read, .release = pipe_release, .poll = pipe_poll_read,
+	.stat = pipe_stat, .stream = true,
+};
 
-static const struct file_ops pipe_read_ops = { .read = pipe_read, .release = pipe_release_read };
-static const struct file_ops pipe_write_ops = { .write = pipe_write, .release = pipe_release_write };
+static const struct file_ops pipe_write_ops = {
+	.write = pipe_write, .release = pipe_release, .poll = pipe_poll_write,
+	.stat = pipe_stat, .stream = true,
+};
 
-static struct file *pipe_end(const struct file_ops *ops, struct pipe *pp)
-{
-	struct file *f = kzalloc(sizeof(*f));
-
-	if (f) {
-		f->ops = ops;
-		f->refs = 1;
-		f->data = (const uint8_t *)pp;
-	}
-	return f;
-}
-
-long sys_pipe(int __user *ufds)
+long sys_pipe2(int __user *ufds, long flags)
 {
 	struct process *p = current();
-	struct pipe *pp = kzalloc(sizeof(*pp));
-	struct file *rf = pp ? pipe_end(&pipe_read_ops, pp) : NULL;
-	struct file *wf = rf ? pipe_end(&pipe_write_ops, pp) : NULL;
-	int fds[2] = { -1, -1 };
+	struct pipe *pp;
+	struct file *rf, *wf;
+	int fds[2];
 
-	if (!wf) {
+	if (flags & ~(O_CLOEXEC | O_NONBLOCK))
+		return -EINVAL;
+	if (!(pp = kzalloc(sizeof(*pp))))
+		return -ENOMEM;
+	rf = file_new(&pipe_read_ops, NULL, 0);
+	wf = file_new(&pipe_write_ops, NULL, 0);
+	if (!rf || !wf) {
 		kfree(rf);
+		kfree(wf);
 		kfree(pp);
 		return -ENOMEM;
 	}
+	rf->priv = wf->priv = pp;
+	rf->flags = O_RDONLY | (flags & O_NONBLOCK);
+	wf->flags = O_WRONLY | (flags & O_NONBLOCK);
 	pp->readers = pp->writers = 1;
 	fds[0] = fd_install(rf);
-	if (fds[0] >= 0)
-		fds[1] = fd_install(wf);
+	fds[1] = fds[0] < 0 ? -EMFILE : fd_install(wf);
 	if (fds[1] < 0 || copy_to_user(ufds, fds, sizeof(fds))) {
 		if (fds[0] >= 0)
 			p->files[fds[0]] = NULL;
@@ -132,5 +159,12 @@ long sys_pipe(int __user *ufds)
 		file_put(wf);
 		return fds[1] < 0 ? -EMFILE : -EFAULT;
 	}
+	if (flags & O_CLOEXEC)
+		p->cloexec |= (1ull << fds[0]) | (1ull << fds[1]);
 	return 0;
+}
+
+long sys_pipe(int __user *fds)
+{
+	return sys_pipe2(fds, 0);
 }

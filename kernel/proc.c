@@ -1,6 +1,7 @@
 /* Processes: the table, exit and wait, and starting init. */
 #include <ccos/proc.h>
 #include <ccos/file.h>
+#include <ccos/tty.h>
 #include <ccos/boot.h>
 #include <ccos/mm.h>
 #include <ccos/abi.h>

@@ -1,17 +1,10 @@
-/* File system calls: read, write, open, close, dup2, lseek, stat, ioctl, readv, writev. */
+/* File-descriptor system calls: read, write, open, close, lseek, fstat, ioctl, readv, writev. */
 #include <ccos/file.h>
 #include <ccos/proc.h>
 #include <ccos/abi.h>
 #include <ccos/errno.h>
 #include <ccos/lib.h>
 #include <ccos/uaccess.h>
-
-static struct file *fd_file(unsigned int fd)
-{
-	if (fd >= NOFILE)
-		return NULL;
-	return current()->files[fd];
-}
 
 long sys_read(unsigned int fd, char __user *buf, size_t n)
 {
@@ -114,9 +107,12 @@ long sys_openat(int dirfd, const char __user *upath, int flags, unsigned int mod
 	f = file_open_path(path, flags, &err);
 	if (!f)
 		return err;
+	f->flags = flags & (O_ACCMODE | O_APPEND | O_NONBLOCK);
 	fd = fd_install(f);
 	if (fd < 0)
 		file_put(f);
+	else if (flags & O_CLOEXEC)
+		current()->cloexec |= 1ull << fd;
 	return fd;
 }
 
@@ -136,22 +132,6 @@ long sys_close(unsigned int fd)
 	return 0;
 }
 
-/* newfd becomes another descriptor of oldfd's file, closing what newfd was. */
-long sys_dup2(unsigned int oldfd, unsigned int newfd)
-{
-	struct process *p = current();
-	struct file *f = fd_file(oldfd);
-
-	if (!f || newfd >= NOFILE)
-		return -EBADF;
-	if (oldfd == newfd)
-		return newfd;
-	if (p->files[newfd])
-		file_put(p->files[newfd]);
-	p->files[newfd] = file_get(f);
-	return newfd;
-}
-
 long sys_lseek(unsigned int fd, long off, unsigned int whence)
 {
 	struct file *f = fd_file(fd);
@@ -159,7 +139,7 @@ long sys_lseek(unsigned int fd, long off, unsigned int whence)
 
 	if (!f)
 		return -EBADF;
-	if (f->is_console)
+	if (f->ops->stream)
 		return -ESPIPE;
 	switch (whence) {
 	case SEEK_SET: base = 0; break;
@@ -179,9 +159,8 @@ static long stat_file(struct file *f, struct stat __user *ust)
 
 	st.st_nlink = 1;
 	st.st_blksize = 4096;
-	if (f->is_console) {
-		st.st_mode = S_IFCHR | 0620;
-		st.st_rdev = (4 << 8) | 64;	/* ttyS0 */
+	if (f->ops->stat) {
+		f->ops->stat(f, &st);
 	} else {
 		st.st_mode = S_IFREG | 0555;
 		st.st_size = f->size;

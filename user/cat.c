@@ -1,4 +1,4 @@
-/* cat: copy each file named on the command line to standard output. */
+/* cat: copy each file named on the command line, or standard input, to standard output. */
 #include "ulib.h"
 
 static int cat_file(const char *path)
@@ -6,7 +6,7 @@ static int cat_file(const char *path)
 	char buf[4096];
 	long fd, n;
 
-	fd = open(path, O_RDONLY, 0);
+	fd = path ? open(path, O_RDONLY, 0) : 0;
 	if (fd < 0) {
 		dprintf(2, "cat: cannot open %s: error %ld\n", path, -fd);
 		return 1;
@@ -20,7 +20,7 @@ static int cat_file(const char *path)
 	}
 	close(fd);
 	if (n < 0) {
-		dprintf(2, "cat: cannot read %s: error %ld\n", path, -n);
+		dprintf(2, "cat: cannot read %s: error %ld\n", path ? path : "standard input", -n);
 		return 1;
 	}
 	return 0;
@@ -31,10 +31,8 @@ int main(int argc, char **argv, char **envp)
 	int i, status = 0;
 
 	(void)envp;
-	if (argc < 2) {
-		dprintf(2, "usage: cat FILE...\n");
-		return 1;
-	}
+	if (argc < 2)
+		return cat_file(NULL);
 	for (i = 1; i < argc; i++)
 		status |= cat_file(argv[i]);
 	return status;

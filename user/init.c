@@ -1,7 +1,7 @@
-/* init: the first user process; runs each test program and reports KTAP. */
+/* init: the first user process; starts the shell, or runs each test program and reports KTAP. */
 #include "ulib.h"
 
-/* The programs init runs when it is given no arguments. */
+/* The programs init runs when its one argument is `test` (the test boots give it). */
 static const char *const programs[] = {
 	"/bin/sysmisc",
 	"/bin/sysproc",
@@ -19,6 +19,7 @@ static const char *const programs[] = {
 	"/bin/sigstate",
 	"/bin/mapstest",
 	"/bin/watchdogtest",
+	"/bin/pipetest",
 	"/bin/musltest",
 	"/bin/muslsig",
 	"/bin/sysabi",
@@ -101,7 +102,14 @@ int main(int argc, char **argv, char **envp)
 	int i, n = ARRAY_SIZE(programs);
 
 	printf("ccos init: hello from ring 3\n");
-	if (argc > 1) {
+	if (argc == 1) {
+		/* make run: the shell on the console; its end powers the machine off. */
+		args[0] = "/bin/sh";
+		status[0] = run(args, envp);
+		return status[0] < 0 ? 1 : WIFSIGNALED(status[0]) ? 128 + WTERMSIG(status[0]) :
+		       WEXITSTATUS(status[0]);
+	}
+	if (argc > 2 || strcmp(argv[1], "test")) {
 		/* init=/bin/init -- /bin/foo ARGS: run only that program */
 		status[0] = run(argv + 1, envp);
 		ktap_plan(1);

@@ -1,14 +1,13 @@
-/* The COM1 UART (16550): 115200 baud, 8N1, polled. */
+/* The COM1 UART (16550): 115200 baud, 8N1; output polled, input by interrupt (kernel/tty.c). */
 #include <ccos/printk.h>
 #include <ccos/x86.h>
 
 #define COM1	0x3f8
-#define LSR_DATA_READY	0x01	/* line status register bit 0: a byte waits */
 #define LSR_THR_EMPTY	0x20	/* bit 5: the transmit holding register is free */
 
 void serial_init(void)
 {
-	outb(COM1 + 1, 0x00);	/* no interrupts: the kernel polls */
+	outb(COM1 + 1, 0x00);	/* no interrupts until tty_init wants them */
 	outb(COM1 + 3, 0x80);	/* DLAB on: ports 0/1 take the baud divisor */
 	outb(COM1 + 0, 1);	/* 115200 / 1 = 115200 baud */
 	outb(COM1 + 1, 0);
@@ -24,12 +23,4 @@ void serial_putc(char c)
 	while (!(inb(COM1 + 5) & LSR_THR_EMPTY))
 		pause();
 	outb(COM1, c);
-}
-
-/* A received byte, or -1 when none waits. */
-int serial_getc(void)
-{
-	if (!(inb(COM1 + 5) & LSR_DATA_READY))
-		return -1;
-	return inb(COM1);
 }

@@ -24,14 +24,24 @@ struct utsname {
 	char sysname[65], nodename[65], release[65], version[65], machine[65], domainname[65];
 };
 
+#define S_IFMT		0170000
 #define S_IFREG		0100000
+#define S_IFDIR		0040000
 #define S_IFCHR		0020000
+#define S_IFIFO		0010000
 
 #define O_ACCMODE	03
+#define O_RDONLY	00
 #define O_WRONLY	01
 #define O_RDWR		02
 #define O_CREAT		0100
+#define O_EXCL		0200
+#define O_TRUNC		01000
+#define O_APPEND	02000
+#define O_NONBLOCK	04000
 #define O_DIRECTORY	0200000
+#define O_NOFOLLOW	0400000
+#define O_CLOEXEC	02000000
 #define AT_FDCWD	(-100)
 #define SEEK_SET	0
 #define SEEK_CUR	1
@@ -47,6 +57,8 @@ struct utsname {
 #define MAP_FIXED_NOREPLACE 0x100000
 
 #define WNOHANG		1
+#define WUNTRACED	2
+#define WCONTINUED	8
 
 #define ARCH_SET_GS	0x1001
 #define ARCH_SET_FS	0x1002

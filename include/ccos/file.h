@@ -18,6 +18,9 @@ struct file_ops {
 	ssize_t (*write)(struct file *f, const char __user *buf, size_t n);
 	long (*ioctl)(struct file *f, unsigned int req, uint64_t arg);
 	void (*release)(struct file *f);
+	unsigned int (*poll)(struct file *f);	/* POLLIN | POLLOUT | ...; NULL: always ready */
+	void (*stat)(struct file *f, struct stat *st);	/* NULL: a read-only regular file */
+	bool stream;			/* a pipe or a terminal: lseek gives ESPIPE */
 };
 
 struct file {
@@ -26,16 +29,18 @@ struct file {
 	uint64_t offset;
 	const uint8_t *data;	/* a module's bytes, or a generated text */
 	size_t size;
-	bool is_console;
+	int flags;		/* O_ACCMODE, O_NONBLOCK, O_APPEND: what F_GETFL shows */
+	void *priv;		/* the pipe, the tmpfs node, ... */
 };
 
 void files_init(void);
 const struct module_file *module_lookup(const char *path);
 struct file *file_open_path(const char *path, int flags, long *err);
-struct file *console_file(void);
 struct file *file_get(struct file *f);
 void file_put(struct file *f);
 int fd_install(struct file *f);
+struct file *fd_file(unsigned int fd);
+struct file *file_new(const struct file_ops *ops, const void *data, size_t size);
 
 /* Generated /proc files (kernel/procfs.c): a kmalloc'd text, its length. */
 long procfs_generate(const char *path, char **text, size_t *len);

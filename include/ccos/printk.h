@@ -30,6 +30,5 @@ void vga_init(void);
 void vga_putc(char c);
 void serial_init(void);
 void serial_putc(char c);
-int serial_getc(void);
 
 #endif

@@ -59,6 +59,8 @@ struct process {
 	struct mm *mm;			/* shared with the parent during vfork */
 
 	struct file *files[NOFILE];
+	uint64_t cloexec;		/* bit fd: close fd at exec (FD_CLOEXEC) */
+	int pgid, sid;			/* process group and session (kernel/session.c) */
 
 	/* Sleeping: on a channel, until a time, or both. */
 	const void *wait_chan;
@@ -181,6 +183,9 @@ void vma_free_all(struct mm *mm);
 void vdso_init(void);
 struct process *kstack_guard_owner(uint64_t addr);
 int map_vdso(struct mm *mm, bool randomize);
+
+/* kernel/sys_fd.c */
+void close_on_exec(struct process *p);
 
 /* kernel/exec.c */
 int exec_image(struct process *p, const char *path, char *const argv[], int argc,

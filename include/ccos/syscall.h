@@ -24,6 +24,18 @@ long sys_ioctl(unsigned int fd, unsigned int req, uint64_t arg);
 long sys_readv(unsigned long fd, const struct iovec __user *iov, unsigned long cnt);
 long sys_writev(unsigned long fd, const struct iovec __user *iov, unsigned long cnt);
 
+/* kernel/sys_fd.c, kernel/pipe.c, kernel/poll.c */
+struct pollfd;
+long sys_dup(unsigned int fd);
+long sys_dup2(unsigned int oldfd, unsigned int newfd);
+long sys_dup3(unsigned int oldfd, unsigned int newfd, int flags);
+long sys_fcntl(unsigned int fd, unsigned int cmd, uint64_t arg);
+long sys_pipe(int __user *fds);
+long sys_pipe2(int __user *fds, int flags);
+long sys_poll(struct pollfd __user *fds, unsigned int n, int timeout_ms);
+long sys_ppoll(struct pollfd __user *fds, unsigned int n, const struct timespec __user *ts,
+	       const uint64_t __user *sigmask, size_t setsize);
+
 /* kernel/sys_mm.c */
 long sys_mmap(uint64_t addr, uint64_t len, long prot, long flags, long fd, long off);
 long sys_munmap(uint64_t addr, uint64_t len);
@@ -68,8 +80,6 @@ long sys_reboot(int magic1, int magic2, unsigned int cmd, void __user *arg);
 long sys_prctl(int option, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5);
 long sys_personality(unsigned int persona);
 long sys_syslog(int type, char __user *buf, int len);
-long sys_pipe(int __user *fds);
-long sys_dup2(unsigned int oldfd, unsigned int newfd);
 long sys_getcpu(unsigned __user *cpu, unsigned __user *node, void __user *tcache);
 
 /* kernel/sys_libc.c */

@@ -19,8 +19,9 @@ CONFIGS = [
     Config("ktest-uefi", fw="uefi", cmdline="ktest", ktap=True, extra=("-smp", "2")),
     Config("ktest-qemu64", fw="bios", cpu="qemu64", cmdline="ktest", ktap=True),
     # init and the user-space test programs (user/*.c), under both firmwares.
-    Config("init-bios", fw="bios", ktap=True, timeout=120),
-    Config("init-uefi", fw="uefi", ktap=True, timeout=120),
+    # `-- test` makes init run them; without it init starts the shell.
+    Config("init-bios", fw="bios", ktap=True, timeout=120, cmdline="-- test"),
+    Config("init-uefi", fw="uefi", ktap=True, timeout=120, cmdline="-- test"),
     # The kernel's page tables as ptdump prints them (test_memory.py).
     Config("ptdump-bios", fw="bios", cmdline="ptdump ktest"),
     # The vDSO's clock-dependent tests (user/vdsotest.c) with the other clock
@@ -69,7 +70,7 @@ CONFIGS = [
     # init runs, the signal tests among them, on a baseline CPU (no SMEP,
     # SMAP), mapstest where the [vsyscall] line differs, and the article's
     # experiment: cat /proc/self/maps, twice (user/catmaps.c).
-    Config("init-qemu64", fw="bios", cpu="qemu64", ktap=True, timeout=120),
+    Config("init-qemu64", fw="bios", cpu="qemu64", ktap=True, timeout=120, cmdline="-- test"),
     Config("maps-xonly", fw="bios", mode="xonly", ktap=True, cmdline="-- /bin/mapstest"),
     Config("maps-none", fw="bios", mode="none", ktap=True, cmdline="-- /bin/mapstest"),
     Config("maps-twice", fw="bios", ktap=True, cmdline="-- /bin/catmaps"),

@@ -4,6 +4,7 @@
 
 #include "linux.h"
 #include "syscall.h"
+#include "unistd.h"
 
 typedef __builtin_va_list va_list;
 #define va_start(ap, last)	__builtin_va_start(ap, last)

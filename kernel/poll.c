@@ -1,0 +1,120 @@
+/* poll and ppoll: which descriptors are ready, waiting until one is, a timeout, or a signal. */
+#include <ccos/tty.h>
+#include <ccos/file.h>
+#include <ccos/syscall.h>
+#include <ccos/proc.h>
+#include <ccos/errno.h>
+#include <ccos/lib.h>
+#include <ccos/mm.h>
+#include <ccos/time.h>
+#include <ccos/uaccess.h>
+
+struct pollfd {
+	int fd;
+	short events, revents;
+};
+
+/* One channel for all: pipes and the terminal wake it on every change. */
+static char poll_chan;
+
+void poll_wake(void)
+{
+	wakeup(&poll_chan);
+}
+
+static unsigned int file_poll(struct file *f)
+{
+	return f->ops->poll ? f->ops->poll(f) : POLLIN | POLLOUT;
+}
+
+/* Fill in revents; the number of entries with any. */
+static int poll_once(struct pollfd *fds, unsigned long n)
+{
+	unsigned long i;
+	int ready = 0;
+
+	for (i = 0; i < n; i++) {
+		struct file *f = fd_file(fds[i].fd);
+		unsigned int always = POLLERR | POLLHUP;
+
+		if (fds[i].fd < 0) {
+			fds[i].revents = 0;
+			continue;
+		}
+		fds[i].revents = f ? file_poll(f) & (fds[i].events | always) : POLLNVAL;
+		if (fds[i].revents)
+			ready++;
+	}
+	return ready;
+}
+
+/* deadline_ns 0: no timeout; 1: do not wait. */
+static long do_poll(struct pollfd __user *ufds, unsigned long n, uint64_t deadline_ns)
+{
+	struct pollfd *fds;
+	long ready;
+
+	if (n > NOFILE * 4)
+		return -EINVAL;
+	fds = kmalloc(n * sizeof(*fds) + 1);
+	if (!fds)
+		return -ENOMEM;
+	if (copy_from_user(fds, ufds, n * sizeof(*fds))) {
+		kfree(fds);
+		return -EFAULT;
+	}
+	for (;;) {
+		ready = poll_once(fds, n);
+		if (ready || (deadline_ns && ktime_get_ns() >= deadline_ns))
+			break;
+		if (signal_pending(current())) {
+			ready = -EINTR;
+			break;
+		}
+		sleep_until(&poll_chan, deadline_ns);
+	}
+	if (ready >= 0 && copy_to_user(ufds, fds, n * sizeof(*fds)))
+		ready = -EFAULT;
+	kfree(fds);
+	return ready;
+}
+
+long sys_poll(struct pollfd __user *fds, unsigned long n, long timeout_ms)
+{
+	uint64_t deadline = 0;
+
+	if (timeout_ms >= 0)
+		deadline = ktime_get_ns() + timeout_ms * NSEC_PER_MSEC + 1;
+	return do_poll(fds, n, deadline);
+}
+
+/*
+ * ppoll: a timespec for the timeout, and a signal mask for the wait that
+ * the way back to user mode puts back, after a handler if one runs (as
+ * rt_sigsuspend does).
+ */
+long sys_ppoll(struct pollfd __user *fds, unsigned long n, const struct timespec __user *uts,
+	       const uint64_t __user *umask, size_t setsize)
+{
+	struct process *p = current();
+	struct timespec ts;
+	uint64_t deadline = 0, mask;
+
+	if (umask) {
+		if (setsize != sizeof(mask))
+			return -EINVAL;
+		if (copy_from_user(&mask, umask, sizeof(mask)))
+			return -EFAULT;
+		p->sig.saved_mask = p->sig.blocked;
+		p->sig.restore_mask = true;
+		p->sig.blocked = mask & ~(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP));
+	}
+	if (uts) {
+		if (copy_from_user(&ts, uts, sizeof(ts)))
+			return -EFAULT;
+		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (long)NSEC_PER_SEC)
+			return -EINVAL;
+		deadline = ktime_get_ns() + ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec + 1;
+	}
+	return do_poll(fds, n, deadline);
+}

@@ -1,0 +1,379 @@
+/* The console terminal: COM1's receive interrupt, a canonical line discipline, termios and job control. */
+#include <ccos/tty.h>
+#include <ccos/file.h>
+#include <ccos/proc.h>
+#include <ccos/pic.h>
+#include <ccos/abi.h>
+#include <ccos/errno.h>
+#include <ccos/lib.h>
+#include <ccos/mm.h>
+#include <ccos/printk.h>
+#include <ccos/time.h>
+#include <ccos/uaccess.h>
+#include <ccos/x86.h>
+
+#define COM1		0x3f8
+#define LSR_DATA_READY	0x01	/* line status register bit 0: a received byte waits */
+#define IER_RX		0x01	/* interrupt enable register bit 0: "received data available" */
+#define FCR_FIFO_1BYTE	0x01	/* FIFOs on, not cleared (typed-ahead bytes stay), interrupt at 1 byte (bits 7:6 = 0) */
+#define MCR_DTR_RTS_OUT2 0x0b	/* modem control: DTR, RTS and OUT2, which gates the IRQ line on a PC */
+
+/* termios bits and c_cc slots, Linux's values (asm-generic/termbits.h). */
+#define ICRNL	0000400
+#define IGNCR	0000200
+#define INLCR	0000100
+#define IXON	0002000
+#define OPOST	0000001
+#define ONLCR	0000004
+#define B38400	0000017
+#define CS8	0000060
+#define CREAD	0000200
+#define HUPCL	0002000
+#define ISIG	0000001
+#define ICANON	0000002
+#define ECHO	0000010
+#define ECHOE	0000020
+#define ECHOK	0000040
+#define ECHOCTL	0001000
+#define ECHOKE	0004000
+#define IEXTEN	0100000
+enum { VINTR, VQUIT, VERASE, VKILL, VEOF, VTIME, VMIN, VSWTC, VSTART, VSTOP, VSUSP, VEOL };
+
+/* ioctl requests (asm-generic/ioctls.h). */
+#define TCGETS		0x5401
+#define TCSETS		0x5402
+#define TCSETSW		0x5403
+#define TCSETSF		0x5404
+#define TCFLSH		0x540b
+#define TIOCSCTTY	0x540e
+#define TIOCGPGRP	0x540f
+#define TIOCSPGRP	0x5410
+#define TIOCGWINSZ	0x5413
+#define TIOCSWINSZ	0x5414
+#define FIONREAD	0x541b
+#define TIOCGSID	0x5429
+
+#define TTY_BUF		1024	/* a power of two: the ring's indices run free */
+
+/*
+ * The one terminal. Typed bytes go into a ring: [head, done) can be read,
+ * [done, edit) is the line still being edited in canonical mode (in raw
+ * mode done == edit). A VEOF byte in the ring ends a line without being
+ * read; at a line's start it makes read return 0.
+ */
+static struct tty {
+	struct ktermios termios;
+	struct winsize winsize;
+	char buf[TTY_BUF];
+	uint32_t head, done, edit;
+	int pgrp, sid;		/* the foreground process group and the session */
+} tty = {
+	.termios = {
+		.c_iflag = ICRNL | IXON,
+		.c_oflag = OPOST | ONLCR,
+		.c_cflag = B38400 | CS8 | CREAD | HUPCL,
+		.c_lflag = ISIG | ICANON | ECHO | ECHOE | ECHOK | ECHOCTL | ECHOKE | IEXTEN,
+		/* ^C ^\ DEL ^U ^D, VTIME 0, VMIN 1 */
+		.c_cc = { 3, 034, 0177, 025, 4, 0, 1, 0, 021, 023, 032 },
+	},
+	.winsize = { 24, 80, 0, 0 },
+	.pgrp = 1,
+	.sid = 1,
+};
+
+static bool lflag(uint32_t bit)
+{
+	return tty.termios.c_lflag & bit;
+}
+
+static void echo(const char *s, size_t n)
+{
+	if (lflag(ECHO))
+		console_write(s, n);
+}
+
+/* A control character echoes as ^X where ECHOCTL asks for it. */
+static void echo_char(char c)
+{
+	char ctl[2] = { '^', c ^ 0100 };
+
+	if (lflag(ECHOCTL) && (uint8_t)c < 32 && c != '\n' && c != '\t')
+		echo(ctl, 2);
+	else
+		echo(&c, 1);
+}
+
+static void erase_one(void)
+{
+	char c = tty.buf[--tty.edit % TTY_BUF];
+
+	echo("\b \b", 3);
+	if (lflag(ECHOCTL) && (uint8_t)c < 32 && c != '\t')
+		echo("\b \b", 3);
+}
+
+static void commit(void)
+{
+	tty.done = tty.edit;
+	wakeup(&tty);
+	poll_wake();
+}
+
+/* One received byte, in the interrupt handler: edit, echo, signal or store it. */
+static void tty_input(char c)
+{
+	const uint8_t *cc = tty.termios.c_cc;
+
+	if (c == '\r' && (tty.termios.c_iflag & IGNCR))
+		return;
+	if (c == '\r' && (tty.termios.c_iflag & ICRNL))
+		c = '\n';
+	else if (c == '\n' && (tty.termios.c_iflag & INLCR))
+		c = '\r';
+	if (lflag(ISIG) && (c == cc[VINTR] || c == cc[VQUIT])) {
+		tty.edit = tty.done = tty.head;	/* Linux flushes the queue (no NOFLSH) */
+		echo_char(c);
+		echo("\n", 1);
+		kill_pgrp(tty.pgrp, c == cc[VINTR] ? SIGINT : SIGQUIT);
+		return;
+	}
+	if (lflag(ICANON)) {
+		if (c == cc[VERASE] || c == '\b') {
+			if (tty.edit != tty.done)
+				erase_one();
+			return;
+		}
+		if (c == cc[VKILL]) {
+			while (tty.edit != tty.done)
+				erase_one();
+			return;
+		}
+	}
+	if (tty.edit - tty.head >= TTY_BUF - 1)
+		return;			/* full: the byte is dropped, as Linux does */
+	tty.buf[tty.edit++ % TTY_BUF] = c;
+	if (!lflag(ICANON)) {
+		echo_char(c);
+		commit();
+	} else if (c == cc[VEOF]) {
+		commit();
+	} else {
+		echo_char(c);
+		if (c == '\n' || (cc[VEOL] && c == cc[VEOL]))
+			commit();
+	}
+}
+
+/*
+ * IRQ 4: drain the UART's receive FIFO. The 8259A is edge triggered and
+ * the UART holds its line up while a byte waits, so the EOI comes first: a
+ * byte that arrives after the last look at the line status then raises a
+ * new edge instead of being stranded.
+ */
+static void serial_interrupt(struct trap_frame *tf)
+{
+	(void)tf;
+	pic_eoi(IRQ_COM1);
+	while (inb(COM1 + 5) & LSR_DATA_READY)
+		tty_input(inb(COM1));
+}
+
+void tty_init(void)
+{
+	outb(COM1 + 2, FCR_FIFO_1BYTE);
+	outb(COM1 + 4, MCR_DTR_RTS_OUT2);
+	outb(COM1 + 1, IER_RX);
+	irq_set_handler(IRQ_COM1, serial_interrupt);
+	while (inb(COM1 + 5) & LSR_DATA_READY)	/* bytes typed ahead during the boot */
+		tty_input(inb(COM1));
+}
+
+/* A read from a process group other than the foreground one of the terminal's session. */
+static bool background(struct process *p)
+{
+	return p->sid == tty.sid && p->pgid != tty.pgrp;
+}
+
+/*
+ * Wait for input: a whole line in canonical mode; in raw mode VMIN and
+ * VTIME as Linux reads them, but with VMIN taken as 1 when it is larger.
+ */
+static long wait_input(struct file *f)
+{
+	const uint8_t *cc = tty.termios.c_cc;
+	uint64_t deadline = 0;
+
+	if (!lflag(ICANON) && cc[VTIME])
+		deadline = ktime_get_ns() + cc[VTIME] * 100 * NSEC_PER_MSEC;
+	while (tty.head == tty.done) {
+		if (!lflag(ICANON) && !cc[VMIN] && (!cc[VTIME] || ktime_get_ns() >= deadline))
+			return 0;
+		if (f->flags & O_NONBLOCK)
+			return -EAGAIN;
+		sleep_until(&tty, deadline);
+		if (signal_pending(current()))
+			return -EINTR;
+	}
+	return 1;
+}
+
+static ssize_t tty_read(struct file *f, char __user *buf, size_t n)
+{
+	size_t got = 0;
+	long r;
+
+	if (background(current()))
+		return -EIO;	/* Linux would stop it with SIGTTIN; ccos has no stopped state */
+	if (!n)
+		return 0;
+	if ((r = wait_input(f)) <= 0)
+		return r;
+	while (got < n && tty.head != tty.done) {
+		char c = tty.buf[tty.head % TTY_BUF];
+
+		if (lflag(ICANON) && c == tty.termios.c_cc[VEOF]) {
+			tty.head++;
+			break;
+		}
+		if (put_user(c, buf + got))
+			return got ? (ssize_t)got : -EFAULT;
+		tty.head++;
+		got++;
+		if (lflag(ICANON) && c == '\n')
+			break;
+	}
+	return got;
+}
+
+static ssize_t tty_write(struct file *f, const char __user *buf, size_t n)
+{
+	char chunk[256];
+	size_t done = 0;
+
+	(void)f;
+	while (done < n) {
+		size_t len = MIN(n - done, sizeof(chunk));
+
+		if (copy_from_user(chunk, buf + done, len))
+			return done ? (ssize_t)done : -EFAULT;
+		console_write(chunk, len);
+		done += len;
+	}
+	return done;
+}
+
+static unsigned int tty_poll(struct file *f)
+{
+	(void)f;
+	return POLLOUT | (tty.head != tty.done ? POLLIN : 0);
+}
+
+/* TIOCSPGRP: only a process of the terminal's session, and a group in it. */
+static long set_pgrp(int __user *arg)
+{
+	struct process *p = current();
+	int pgrp;
+
+	if (get_user(pgrp, arg))
+		return -EFAULT;
+	if (p->sid != tty.sid)
+		return -ENOTTY;
+	if (pgrp < 0)
+		return -EINVAL;
+	if (!pgrp_in_session(pgrp, p->sid))
+		return -EPERM;
+	tty.pgrp = pgrp;
+	return 0;
+}
+
+static long set_termios(const void __user *arg, unsigned long req)
+{
+	struct ktermios t;
+
+	if (copy_from_user(&t, arg, sizeof(t)))
+		return -EFAULT;
+	if (req == TCSETSF)
+		tty.head = tty.done = tty.edit;
+	/* Leaving canonical mode makes the line being edited readable. */
+	if (!(t.c_lflag & ICANON))
+		tty.done = tty.edit;
+	tty.termios = t;
+	wakeup(&tty);
+	return 0;
+}
+
+static long tty_ioctl(struct file *f, unsigned long req, uint64_t arg)
+{
+	void __user *uarg = (void __user *)arg;
+	struct process *p = current();
+
+	(void)f;
+	switch (req) {
+	case TCGETS:
+		return copy_to_user(uarg, &tty.termios, sizeof(tty.termios)) ? -EFAULT : 0;
+	case TCSETS:
+	case TCSETSW:		/* output is written synchronously: nothing to drain */
+	case TCSETSF:
+		return set_termios(uarg, req);
+	case TCFLSH:
+		if (arg == 0 || arg == 2)	/* TCIFLUSH, TCIOFLUSH */
+			tty.head = tty.done = tty.edit;
+		return arg <= 2 ? 0 : -EINVAL;
+	case TIOCGWINSZ:
+		return copy_to_user(uarg, &tty.winsize, sizeof(tty.winsize)) ? -EFAULT : 0;
+	case TIOCSWINSZ:
+		if (copy_from_user(&tty.winsize, uarg, sizeof(tty.winsize)))
+			return -EFAULT;
+		kill_pgrp(tty.pgrp, 28);	/* SIGWINCH */
+		return 0;
+	case TIOCGPGRP:
+		if (p->sid != tty.sid)
+			return -ENOTTY;
+		return put_user(tty.pgrp, (int __user *)uarg) ? -EFAULT : 0;
+	case TIOCSPGRP:
+		return set_pgrp(uarg);
+	case TIOCGSID:
+		if (p->sid != tty.sid)
+			return -ENOTTY;
+		return put_user(tty.sid, (int __user *)uarg) ? -EFAULT : 0;
+	case TIOCSCTTY:
+		/* A session leader takes the console as its controlling terminal. */
+		if (p->sid != p->pid)
+			return -EPERM;
+		tty.sid = p->sid;
+		tty.pgrp = p->pgid;
+		return 0;
+	case FIONREAD:
+		return put_user((int)(tty.done - tty.head), (int __user *)uarg) ? -EFAULT : 0;
+	}
+	return -ENOTTY;
+}
+
+static void tty_stat(struct file *f, struct stat *st)
+{
+	(void)f;
+	st->st_mode = S_IFCHR | 0620;
+	st->st_rdev = (4 << 8) | 64;	/* ttyS0: major 4, minor 64 */
+}
+
+static const struct file_ops tty_ops = {
+	.read = tty_read, .write = tty_write, .ioctl = tty_ioctl, .poll = tty_poll,
+	.stat = tty_stat, .stream = true,
+};
+
+struct file *console_file(void)
+{
+	struct file *f = kzalloc(sizeof(*f));
+
+	if (f) {
+		f->ops = &tty_ops;
+		f->refs = 1;
+		f->flags = O_RDWR;
+	}
+	return f;
+}
+
+bool tty_is_console(struct file *f)
+{
+	return f->ops == &tty_ops;
+}
