@@ -3,6 +3,7 @@ import os
 
 import pytest
 
+import console
 import harness
 from configs import CONFIGS
 
@@ -71,6 +72,7 @@ def pytest_terminal_summary(terminalreporter, config):
 
 def pytest_sessionfinish(session):
     harness.shutdown()
+    console.shutdown()
 
 
 @pytest.fixture

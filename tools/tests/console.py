@@ -3,7 +3,9 @@
 Console(config) boots an ISO with QEMU's serial on pipes (-serial stdio),
 keeps everything the guest prints (also in build/test/NAME/serial.log), and
 offers expect(regex) with a timeout and send(text). close() ends QEMU if it
-is still running and returns ccos's exit status, or None.
+is still running and returns ccos's exit status, or None. shell() is the
+one session of a pytest run that boots to the shell (init without `-- test`),
+shared by test_shell.py and the README's sample output in test_docs.py.
 """
 import os
 import re
@@ -93,3 +95,24 @@ class Console:
         self.reader.join(5)
         harness.runqemu.remove_ovmf_vars(os.path.dirname(self.log_path))
         return harness.runqemu.decode_exit(code)
+
+
+SHELL = harness.Config("shell-bios", fw="bios")
+_shell = None
+
+
+def shell():
+    """The run's shell session, booted at first use (after the matrix boots), after its banner."""
+    global _shell
+    if _shell is None:
+        harness.wait_for_boots()
+        _shell = Console(SHELL)
+        _shell.expect(r"^ccos sh: ", 90)
+        _shell.expect(r"^  tools: .*\n")     # the banner's last line; the prompt follows
+    return _shell
+
+
+def shutdown():
+    """End the shell session's QEMU if a test left it running."""
+    if _shell is not None and _shell.qemu.poll() is None:
+        _shell.close(timeout=0)

@@ -1,28 +1,22 @@
 """The shell on the serial console (user/sh.c), typed into as a person would.
 
-One boot without `-- test`, so init starts /bin/sh; the tests run in order
-in that one session, each typing commands and reading the echo and output.
+One boot without `-- test` (console.shell()), so init starts /bin/sh; the
+tests run in order in that one session, each typing commands and reading
+the echo and output; the last one ends it with ^D.
 """
 import time
 
 import pytest
 
-import harness
-from console import Console, ConsoleTimeout
+import console
+from console import ConsoleTimeout
 
-SHELL = harness.Config("shell-bios", fw="bios")
 PROMPT = r"^\$ "
 
 
 @pytest.fixture(scope="module")
 def sh():
-    harness.wait_for_boots()
-    c = Console(SHELL)
-    try:
-        c.expect(r"^ccos sh: ", 90)
-        yield c
-    finally:
-        c.close(timeout=0)
+    return console.shell()
 
 
 def test_banner_names_the_demos(sh):
