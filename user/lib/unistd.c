@@ -39,16 +39,6 @@ long poll(struct pollfd *fds, unsigned long n, int timeout_ms)
 	return syscall3(__NR_poll, L(fds), n, timeout_ms);
 }
 
-long setpgid(pid_t pid, pid_t pgid)
-{
-	return syscall2(__NR_setpgid, pid, pgid);
-}
-
-long getpgid(pid_t pid)
-{
-	return syscall1(__NR_getpgid, pid);
-}
-
 long getpgrp(void)
 {
 	return syscall0(__NR_getpgrp);

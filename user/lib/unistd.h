@@ -18,10 +18,8 @@
 #define __NR_rmdir		84
 #define __NR_unlink		87
 #define __NR_umask		95
-#define __NR_setpgid		109
 #define __NR_getpgrp		111
 #define __NR_setsid		112
-#define __NR_getpgid		121
 #define __NR_getsid		124
 #define __NR_getdents64		217
 #define __NR_dup3		292
@@ -80,8 +78,6 @@ long dup2(int oldfd, int newfd);
 long dup3(int oldfd, int newfd, int flags);
 long fcntl(int fd, int cmd, long arg);
 long poll(struct pollfd *fds, unsigned long n, int timeout_ms);
-long setpgid(pid_t pid, pid_t pgid);
-long getpgid(pid_t pid);
 long getpgrp(void);
 long setsid(void);
 long getsid(pid_t pid);
