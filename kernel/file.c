@@ -41,6 +41,16 @@ const struct module_file *module_lookup(const char *path)
 	return NULL;
 }
 
+const struct module_file *module_at(uint64_t i)
+{
+	int k;
+
+	for (k = 0; k < n_modules; k++)
+		if (!strncmp(modules[k].name, "/bin/", 5) && !strchr(modules[k].name + 5, '/') && !i--)
+			return &modules[k];
+	return NULL;
+}
+
 /* Reading a module or a generated text: bytes from the offset on. */
 static ssize_t memory_read(struct file *f, char __user *buf, size_t n)
 {
@@ -113,6 +123,7 @@ void file_put(struct file *f)
 		return;
 	if (f->ops->release)
 		f->ops->release(f);
+	kfree(f->path);
 	kfree(f);
 }
 
@@ -129,6 +140,19 @@ int fd_install(struct file *f)
 		}
 	}
 	return -EMFILE;
+}
+
+/* What fstat says: the file's own answer, or a read-only regular file's. */
+void file_stat(struct file *f, struct stat *st)
+{
+	if (f->ops->stat) {
+		f->ops->stat(f, st);
+		return;
+	}
+	st->st_mode = S_IFREG | (f->ops == &module_ops ? 0555 : 0444);
+	st->st_size = f->size;
+	st->st_blocks = (f->size + 511) / 512;
+	st->st_ino = (uint64_t)f->data >> 12;
 }
 
 struct file *fd_file(unsigned int fd)

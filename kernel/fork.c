@@ -95,6 +95,8 @@ static long do_clone(uint64_t flags, uint64_t newsp, int __user *ptid, uint64_t 
 		if (parent->files[fd])
 			child->files[fd] = file_get(parent->files[fd]);
 	child->cloexec = parent->cloexec;
+	memcpy(child->cwd, parent->cwd, sizeof(child->cwd));
+	child->umask = parent->umask;
 	child->sig.blocked = parent->sig.blocked;
 	memcpy(child->sig.action, parent->sig.action, sizeof(child->sig.action));
 	child->sig.altstack = parent->sig.altstack;

@@ -254,6 +254,8 @@ void start_init(void)
 		panic("no memory for process 1");
 	init_process = p;
 	p->pgid = p->sid = p->pid;
+	strlcpy(p->cwd, "/", sizeof(p->cwd));
+	p->umask = 022;
 	argv[0] = boot_options.init;
 	for (i = 0; i < boot_options.init_argc; i++)
 		argv[i + 1] = boot_options.init_argv[i];

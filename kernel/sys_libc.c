@@ -1,4 +1,4 @@
-/* System calls a C library makes that ccos answers simply: getcwd, getrandom, madvise. */
+/* System calls a C library makes that ccos answers simply: getrandom, madvise. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
 #include <ccos/errno.h>
@@ -7,14 +7,6 @@
 #include <ccos/random.h>
 #include <ccos/uaccess.h>
 #include <ccos/x86.h>
-
-/* ccos has one directory, the root, and every process works there. */
-long sys_getcwd(char __user *buf, unsigned long size)
-{
-	if (size < 2)
-		return -ERANGE;
-	return copy_to_user(buf, "/", 2) ? -EFAULT : 2;	/* Linux: the length with the NUL */
-}
 
 #define GRND_NONBLOCK	1
 #define GRND_RANDOM	2

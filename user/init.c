@@ -20,6 +20,7 @@ static const char *const programs[] = {
 	"/bin/mapstest",
 	"/bin/watchdogtest",
 	"/bin/pipetest",
+	"/bin/tmpfstest",
 	"/bin/musltest",
 	"/bin/muslsig",
 	"/bin/sysabi",

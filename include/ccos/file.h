@@ -12,6 +12,7 @@ struct module_file {
 
 struct file;
 struct stat;
+struct dirent_out;
 
 struct file_ops {
 	ssize_t (*read)(struct file *f, char __user *buf, size_t n);
@@ -21,6 +22,8 @@ struct file_ops {
 	unsigned int (*poll)(struct file *f);	/* POLLIN | POLLOUT | ...; NULL: always ready */
 	void (*stat)(struct file *f, struct stat *st);	/* NULL: a read-only regular file */
 	bool stream;			/* a pipe or a terminal: lseek gives ESPIPE */
+	/* A directory: its entry number index, or -ENOENT past the last (getdents64). */
+	int (*dirent)(struct file *f, uint64_t index, struct dirent_out *d);
 };
 
 struct file {
@@ -31,10 +34,13 @@ struct file {
 	size_t size;
 	int flags;		/* O_ACCMODE, O_NONBLOCK, O_APPEND: what F_GETFL shows */
 	void *priv;		/* the pipe, the tmpfs node, ... */
+	char *path;		/* kmalloc'd: the path it was opened by, if any */
 };
 
 void files_init(void);
 const struct module_file *module_lookup(const char *path);
+const struct module_file *module_at(uint64_t i);	/* the i-th under /bin, or NULL */
+void file_stat(struct file *f, struct stat *st);
 struct file *file_open_path(const char *path, int flags, long *err);
 struct file *file_get(struct file *f);
 void file_put(struct file *f);

@@ -9,6 +9,7 @@
 
 #define NPROC		64
 #define NOFILE		32
+#define PATH_MAX	256	/* ccos's limit on a whole path, with its NUL */
 #define KSTACK_SIZE	(16 * 1024)
 #define STACK_SIZE	(256 * 1024ul)	/* a program's stack, RLIMIT_STACK */
 #define BRK_MAX		(64ul << 20)	/* the heap's limit, RLIMIT_DATA */
@@ -61,6 +62,8 @@ struct process {
 	struct file *files[NOFILE];
 	uint64_t cloexec;		/* bit fd: close fd at exec (FD_CLOEXEC) */
 	int pgid, sid;			/* process group and session (kernel/session.c) */
+	char cwd[PATH_MAX];		/* the working directory, normalized (kernel/sys_fs.c) */
+	uint32_t umask;
 
 	/* Sleeping: on a channel, until a time, or both. */
 	const void *wait_chan;

@@ -12,13 +12,8 @@ void syscall_dispatch(struct trap_frame *tf);
 /* kernel/sys_file.c */
 long sys_read(unsigned int fd, char __user *buf, size_t n);
 long sys_write(unsigned int fd, const char __user *buf, size_t n);
-long sys_open(const char __user *path, int flags, unsigned int mode);
-long sys_openat(int dirfd, const char __user *path, int flags, unsigned int mode);
 long sys_close(unsigned int fd);
 long sys_fstat(unsigned int fd, struct stat __user *st);
-long sys_stat(const char __user *path, struct stat __user *st);
-long sys_lstat(const char __user *path, struct stat __user *st);
-long sys_newfstatat(int dirfd, const char __user *path, struct stat __user *st, int flags);
 long sys_lseek(unsigned int fd, long off, unsigned int whence);
 long sys_ioctl(unsigned int fd, unsigned int req, uint64_t arg);
 long sys_readv(unsigned long fd, const struct iovec __user *iov, unsigned long cnt);
@@ -35,6 +30,33 @@ long sys_pipe2(int __user *fds, int flags);
 long sys_poll(struct pollfd __user *fds, unsigned int n, int timeout_ms);
 long sys_ppoll(struct pollfd __user *fds, unsigned int n, const struct timespec __user *ts,
 	       const uint64_t __user *sigmask, size_t setsize);
+
+/* kernel/sys_fs.c */
+long sys_open(const char __user *path, int flags, unsigned int mode);
+long sys_openat(int dirfd, const char __user *path, int flags, unsigned int mode);
+long sys_creat(const char __user *path, unsigned int mode);
+long sys_stat(const char __user *path, struct stat __user *st);
+long sys_lstat(const char __user *path, struct stat __user *st);
+long sys_newfstatat(int dirfd, const char __user *path, struct stat __user *st, int flags);
+long sys_access(const char __user *path, int mode);
+long sys_faccessat(int dirfd, const char __user *path, int mode);
+long sys_faccessat2(int dirfd, const char __user *path, int mode, int flags);
+long sys_mkdir(const char __user *path, unsigned int mode);
+long sys_mkdirat(int dirfd, const char __user *path, unsigned int mode);
+long sys_unlink(const char __user *path);
+long sys_unlinkat(int dirfd, const char __user *path, int flags);
+long sys_rmdir(const char __user *path);
+long sys_rename(const char __user *from, const char __user *to);
+long sys_renameat(int olddfd, const char __user *from, int newdfd, const char __user *to);
+long sys_renameat2(int olddfd, const char __user *from, int newdfd, const char __user *to,
+		   unsigned int flags);
+long sys_truncate(const char __user *path, long len);
+long sys_ftruncate(unsigned int fd, long len);
+long sys_umask(int mask);
+long sys_chdir(const char __user *path);
+long sys_fchdir(unsigned int fd);
+long sys_getcwd(char __user *buf, unsigned long size);
+long sys_getdents64(unsigned int fd, void __user *buf, unsigned int size);
 
 /* kernel/sys_mm.c */
 long sys_mmap(uint64_t addr, uint64_t len, long prot, long flags, long fd, long off);
@@ -83,7 +105,6 @@ long sys_syslog(int type, char __user *buf, int len);
 long sys_getcpu(unsigned __user *cpu, unsigned __user *node, void __user *tcache);
 
 /* kernel/sys_libc.c */
-long sys_getcwd(char __user *buf, unsigned long size);
 long sys_getrandom(void __user *buf, size_t len, unsigned int flags);
 long sys_madvise(uint64_t addr, size_t len, int advice);
 

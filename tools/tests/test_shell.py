@@ -37,6 +37,14 @@ def test_exit_status_and_semicolon(sh):
     sh.expect(r"^status 127$")
 
 
+def test_redirection_into_tmp_and_back(sh):
+    sh.command("echo first > /tmp/notes; echo second >> /tmp/notes")
+    sh.command("wc < /tmp/notes > /tmp/count; cat /tmp/count")
+    sh.expect(r"^\s+2\s+2\s+13\s*$")
+    sh.command("cd /tmp; pwd; cat notes")
+    sh.expect(r"^/tmp\nfirst\nsecond$")
+
+
 def test_erase_and_kill_line(sh):
     sh.expect(PROMPT)
     sh.send("echo abcX\x7f\n")

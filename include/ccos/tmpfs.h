@@ -1,0 +1,34 @@
+/* tmpfs, the writable file system at /tmp (kernel/tmpfs.c), and what getdents64 asks of a directory. */
+#ifndef CCOS_TMPFS_H
+#define CCOS_TMPFS_H
+
+#include <ccos/types.h>
+
+/* d_type values of struct linux_dirent64 */
+#define DT_CHR		2
+#define DT_DIR		4
+#define DT_REG		8
+
+/* One directory entry, as a directory's dirent op gives it. */
+struct dirent_out {
+	const char *name;
+	uint64_t ino;
+	uint8_t type;
+};
+
+struct tnode;
+struct file;
+struct stat;
+
+/* rel: the path below /tmp ("" for /tmp itself, else "/a/b"), normalized. */
+int tmpfs_lookup(const char *rel, struct tnode **node);
+struct file *tmpfs_open(const char *rel, int flags, uint32_t mode, long *err);
+long tmpfs_mkdir(const char *rel, uint32_t mode);
+long tmpfs_remove(const char *rel, bool dir);
+long tmpfs_rename(const char *from, const char *to);
+long tmpfs_truncate(struct tnode *n, uint64_t len);
+void tmpfs_stat(struct tnode *n, struct stat *st);
+bool tmpfs_is_dir(struct tnode *n);
+struct tnode *tmpfs_node(struct file *f);	/* NULL if f is not a tmpfs file */
+
+#endif
