@@ -14,7 +14,7 @@ enum { END = 0, CMDLINE = 1, LOADER = 2, MODULE = 3, MMAP = 6, EFI64 = 12,
  * tags, each 8-byte aligned. It lives in .bss, inside the kernel image, so
  * the parser's virt_to_phys works on it as on GRUB's block.
  */
-static uint8_t block[2048] __aligned(8);
+static uint8_t block[4096] __aligned(8);
 static uint32_t block_len;
 static struct boot_info bi;
 
