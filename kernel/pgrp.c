@@ -1,6 +1,6 @@
 /* Process groups and sessions, and kill, which picks its targets by them. */
-#include <limits.h>
 #include <ccos/syscall.h>
+#include <ccos/tty.h>
 #include <ccos/proc.h>
 #include <ccos/errno.h>
 
@@ -37,7 +37,7 @@ long sys_kill(int pid, int sig)
 
 	if (sig < 0 || sig > NSIG)
 		return -EINVAL;
-	if (pid == INT_MIN)
+	if (pid == INT32_MIN)
 		return -ESRCH;		/* -pid would overflow: no such group */
 	info.kill.pid = me->pid;
 	for (p = proc_table; p < proc_table + NPROC; p++) {
@@ -55,6 +55,31 @@ long sys_kill(int pid, int sig)
 		sent++;
 	}
 	return sent ? 0 : -ESRCH;
+}
+
+/* The signal of ^C or ^\ from the terminal: to every member of the group. */
+int kill_pgrp(int pgid, int sig)
+{
+	struct process *p;
+	int n = 0;
+
+	for (p = proc_table; p < proc_table + NPROC; p++) {
+		if (alive(p) && p->pgid == pgid) {
+			send_from_user(p, sig, NULL);
+			n++;
+		}
+	}
+	return n;
+}
+
+bool pgrp_in_session(int pgid, int sid)
+{
+	struct process *p;
+
+	for (p = proc_table; p < proc_table + NPROC; p++)
+		if (alive(p) && p->pgid == pgid && p->sid == sid)
+			return true;
+	return false;
 }
 
 /* The process pid names: 0 is the caller. */

@@ -125,7 +125,7 @@ static const struct file_ops pipe_write_ops = {
 	.stat = pipe_stat, .stream = true,
 };
 
-long sys_pipe2(int __user *ufds, long flags)
+long sys_pipe2(int __user *ufds, int flags)
 {
 	struct process *p = current();
 	struct pipe *pp;

@@ -79,7 +79,7 @@ static long do_poll(struct pollfd __user *ufds, unsigned long n, uint64_t deadli
 	return ready;
 }
 
-long sys_poll(struct pollfd __user *fds, unsigned long n, long timeout_ms)
+long sys_poll(struct pollfd __user *fds, unsigned int n, int timeout_ms)
 {
 	uint64_t deadline = 0;
 
@@ -93,7 +93,7 @@ long sys_poll(struct pollfd __user *fds, unsigned long n, long timeout_ms)
  * the way back to user mode puts back, after a handler if one runs (as
  * rt_sigsuspend does).
  */
-long sys_ppoll(struct pollfd __user *fds, unsigned long n, const struct timespec __user *uts,
+long sys_ppoll(struct pollfd __user *fds, unsigned int n, const struct timespec __user *uts,
 	       const uint64_t __user *umask, size_t setsize)
 {
 	struct process *p = current();

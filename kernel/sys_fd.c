@@ -22,13 +22,13 @@ static void set_cloexec(struct process *p, int fd, bool on)
 }
 
 /* The lowest free descriptor at or above min. */
-static long dup_from(struct file *f, long min, bool cloexec)
+static long dup_from(struct file *f, unsigned long min, bool cloexec)
 {
 	struct process *p = current();
-	long fd;
+	unsigned int fd;
 
-	if (min < 0)
-		return -EINVAL;
+	if (min >= NOFILE)
+		return -EINVAL;		/* as Linux for a minimum past RLIMIT_NOFILE */
 	for (fd = min; fd < NOFILE; fd++) {
 		if (!p->files[fd]) {
 			p->files[fd] = file_get(f);
@@ -39,14 +39,14 @@ static long dup_from(struct file *f, long min, bool cloexec)
 	return -EMFILE;
 }
 
-long sys_dup(long fd)
+long sys_dup(unsigned int fd)
 {
 	struct file *f = fd_file(fd);
 
 	return f ? dup_from(f, 0, false) : -EBADF;
 }
 
-long sys_dup3(long oldfd, long newfd, long flags)
+long sys_dup3(unsigned int oldfd, unsigned int newfd, int flags)
 {
 	struct process *p = current();
 	struct file *f = fd_file(oldfd);
@@ -55,7 +55,7 @@ long sys_dup3(long oldfd, long newfd, long flags)
 		return -EINVAL;
 	if (!f)
 		return -EBADF;
-	if (newfd < 0 || newfd >= NOFILE)
+	if (newfd >= NOFILE)
 		return -EBADF;
 	if (oldfd == newfd)
 		return -EINVAL;
@@ -66,14 +66,14 @@ long sys_dup3(long oldfd, long newfd, long flags)
 	return newfd;
 }
 
-long sys_dup2(long oldfd, long newfd)
+long sys_dup2(unsigned int oldfd, unsigned int newfd)
 {
 	if (oldfd == newfd)
-		return fd_file(oldfd) ? newfd : -EBADF;
+		return fd_file(oldfd) ? (long)newfd : -EBADF;
 	return sys_dup3(oldfd, newfd, 0);
 }
 
-long sys_fcntl(long fd, long cmd, uint64_t arg)
+long sys_fcntl(unsigned int fd, unsigned int cmd, uint64_t arg)
 {
 	struct process *p = current();
 	struct file *f = fd_file(fd);
@@ -83,7 +83,7 @@ long sys_fcntl(long fd, long cmd, uint64_t arg)
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
-		return dup_from(f, (long)arg, cmd == F_DUPFD_CLOEXEC);
+		return dup_from(f, arg, cmd == F_DUPFD_CLOEXEC);
 	case F_GETFD:
 		return (p->cloexec >> fd) & 1 ? FD_CLOEXEC : 0;
 	case F_SETFD:

@@ -286,7 +286,7 @@ static long set_pgrp(int __user *arg)
 	return 0;
 }
 
-static long set_termios(const void __user *arg, unsigned long req)
+static long set_termios(const void __user *arg, unsigned int req)
 {
 	struct ktermios t;
 
@@ -302,7 +302,7 @@ static long set_termios(const void __user *arg, unsigned long req)
 	return 0;
 }
 
-static long tty_ioctl(struct file *f, unsigned long req, uint64_t arg)
+static long tty_ioctl(struct file *f, unsigned int req, uint64_t arg)
 {
 	void __user *uarg = (void __user *)arg;
 	struct process *p = current();

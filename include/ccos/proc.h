@@ -61,7 +61,6 @@ struct process {
 
 	struct file *files[NOFILE];
 	uint64_t cloexec;		/* bit fd: close fd at exec (FD_CLOEXEC) */
-	int pgid, sid;			/* process group and session (kernel/session.c) */
 	char cwd[PATH_MAX];		/* the working directory, normalized (kernel/sys_fs.c) */
 	uint32_t umask;
 

@@ -32,7 +32,7 @@ void tty_init(void);
 struct file *console_file(void);
 bool tty_is_console(struct file *f);
 
-/* kernel/session.c: a process group's members get a signal. */
+/* kernel/pgrp.c: a signal to every member of a group (^C, ^\); is a group in a session. */
 int kill_pgrp(int pgid, int sig);
 bool pgrp_in_session(int pgid, int sid);
 

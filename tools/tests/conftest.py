@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-import console
+import shell_session  # noqa: F401 (registers the shell boot's job)
 import harness
 from configs import CONFIGS
 
@@ -72,7 +72,6 @@ def pytest_terminal_summary(terminalreporter, config):
 
 def pytest_sessionfinish(session):
     harness.shutdown()
-    console.shutdown()
 
 
 @pytest.fixture

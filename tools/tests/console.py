@@ -3,13 +3,10 @@
 Console(config) boots an ISO with QEMU's serial on pipes (-serial stdio),
 keeps everything the guest prints (also in build/test/NAME/serial.log), and
 offers expect(regex) with a timeout and send(text). close() ends QEMU if it
-is still running and returns ccos's exit status, or None. shell() is the
-one session of a pytest run that boots to the shell (init without `-- test`),
-shared by test_shell.py and the README's sample output in test_docs.py.
+is still running and returns ccos's exit status, or None.
 """
 import os
 import re
-import shutil
 import subprocess
 import threading
 import time
@@ -24,11 +21,9 @@ class ConsoleTimeout(AssertionError):
 class Console:
     def __init__(self, config):
         self.config = config
-        workdir = os.path.join(harness.TEST_DIR, config.name)
-        shutil.rmtree(workdir, ignore_errors=True)
-        os.makedirs(workdir)
+        iso = harness.prepare(config)
+        workdir = os.path.dirname(iso)
         self.log_path = os.path.join(workdir, "serial.log")
-        iso = harness.build_iso(config, workdir)
         cmd = harness.runqemu.qemu_command(iso, config.fw, config.cpu, config.extra,
                                            serial="stdio", workdir=workdir)
         self.qemu = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -96,23 +91,3 @@ class Console:
         harness.runqemu.remove_ovmf_vars(os.path.dirname(self.log_path))
         return harness.runqemu.decode_exit(code)
 
-
-SHELL = harness.Config("shell-bios", fw="bios")
-_shell = None
-
-
-def shell():
-    """The run's shell session, booted at first use (after the matrix boots), after its banner."""
-    global _shell
-    if _shell is None:
-        harness.wait_for_boots()
-        _shell = Console(SHELL)
-        _shell.expect(r"^ccos sh: ", 90)
-        _shell.expect(r"^  tools: .*\n")     # the banner's last line; the prompt follows
-    return _shell
-
-
-def shutdown():
-    """End the shell session's QEMU if a test left it running."""
-    if _shell is not None and _shell.qemu.poll() is None:
-        _shell.close(timeout=0)

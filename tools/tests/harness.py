@@ -505,21 +505,6 @@ def finished():
     return [f.result() for f in futures if f.done() and not f.cancelled()]
 
 
-def wait_for_boots():
-    """Let the boots started so far finish before booting a QEMU of one's own.
-
-    They run two at a time, one per core, under timeouts shorter than a
-    gdb session's or a console's: a third QEMU beside them could push one
-    past its limit on a busy machine."""
-    with _lock:
-        futures = [f for _, f in _boots.values()]
-    for f in futures:
-        try:
-            f.result()
-        except Exception:
-            pass        # the test that reads that boot reports it
-
-
 def shutdown():
     """Drop the boots not yet started (end of session, or Ctrl-C), and keep the durations."""
     _pool.shutdown(wait=False, cancel_futures=True)

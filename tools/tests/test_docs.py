@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-import console
+import shell_session
 import harness
 
 ROOT = harness.ROOT
@@ -131,7 +131,7 @@ def test_readme_sample_boot_output():
     """Each line of README's sample output is in the log of `make run`'s boot to the shell, in order."""
     with open(os.path.join(ROOT, "README.md")) as f:
         patterns = sample_patterns(f.read())
-    lines, i = console.shell().text.splitlines(), 0
+    lines, i = shell_session.session().text.splitlines(), 0
     for p in patterns:
         while i < len(lines) and not re.match(p, lines[i]):
             i += 1
