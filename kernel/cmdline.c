@@ -37,6 +37,7 @@ static const struct option options[] = {
 	{ "ptdump", OPT_FLAG, FIELD(ptdump), NULL, "no value" },
 	{ "quiet", OPT_FLAG, FIELD(quiet), NULL, "no value" },
 	{ "norandmaps", OPT_FLAG, FIELD(norandmaps), NULL, "no value" },
+	{ "lockdebug", OPT_FLAG, FIELD(lockdebug), NULL, "no value" },
 };
 
 static bool set_option(const struct option *o, struct boot_options *opts,

@@ -101,6 +101,7 @@ static long do_clone(uint64_t flags, uint64_t newsp, int __user *ptid, uint64_t 
 	memcpy(child->sig.action, parent->sig.action, sizeof(child->sig.action));
 	child->sig.altstack = parent->sig.altstack;
 	child->seccomp_mode = parent->seccomp_mode;
+	child->lockless_syscalls = parent->lockless_syscalls;
 	child->personality = parent->personality;
 	if (flags & CLONE_CHILD_SETTID)
 		put_tid(child->mm, ctid, child->pid);

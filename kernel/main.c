@@ -43,6 +43,7 @@ static void print_boot_summary(const struct boot_info *bi)
 
 void kmain(uint32_t magic, uint64_t mbi_phys)
 {
+	percpu_init(0);
 	serial_init();
 	printk("\nccos: booting\n");
 	if (magic != MB2_BOOT_MAGIC)

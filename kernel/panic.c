@@ -66,6 +66,7 @@ static __noreturn void panic_va(struct trap_frame *tf, const char *fmt, va_list 
 	if (panicking)		/* a fault while panicking: stop at once */
 		power_off(PANIC_EXIT_STATUS);
 	panicking = true;
+	console_lock_break();
 	console_loglevel = 7;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	printk(KERN_ERR "\nKernel panic: %s\n", msg);

@@ -1,8 +1,21 @@
 /* vsnprintf and printk: formatted output to the console, with log levels. */
 #include <ccos/printk.h>
 #include <ccos/lib.h>
+#include <ccos/spinlock.h>
 
-int console_loglevel = 7;	/* `quiet` lowers it to 4: warnings and errors only */
+int console_loglevel = 7;
+
+/*
+ * Lock rule: console_lock keeps one CPU's line whole on the console and in
+ * the log (kernel/kmsg.c). A leaf lock. panic takes it over: the CPU that
+ * panics may have been holding it.
+ */
+static DEFINE_SPINLOCK(console_lock);
+
+void console_lock_break(void)
+{
+	console_lock = (struct spinlock)SPINLOCK_INIT("console_lock");
+}	/* `quiet` lowers it to 4: warnings and errors only */
 
 struct outbuf {
 	char *buf;
@@ -184,11 +197,12 @@ int vprintk(const char *fmt, va_list ap)
 		fmt += 2;
 	}
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	spin_lock(&console_lock);
 	log_store(buf, MIN((size_t)n, sizeof(buf) - 1));	/* every level, as Linux's log */
-	if (level > console_loglevel)
-		return 0;
-	console_write(buf, MIN((size_t)n, sizeof(buf) - 1));
-	return n;
+	if (level <= console_loglevel)
+		console_write(buf, MIN((size_t)n, sizeof(buf) - 1));
+	spin_unlock(&console_lock);
+	return level <= console_loglevel ? n : 0;
 }
 
 int printk(const char *fmt, ...)

@@ -1,5 +1,6 @@
 /* Processes: the table, exit and wait, and starting init. */
 #include <ccos/proc.h>
+#include <ccos/syscall.h>
 #include <ccos/file.h>
 #include <ccos/tty.h>
 #include <ccos/boot.h>
@@ -10,6 +11,7 @@
 #include <ccos/power.h>
 #include <ccos/printk.h>
 #include <ccos/uaccess.h>
+#include <ccos/spinlock.h>
 
 struct process proc_table[NPROC];
 struct process *init_process;
@@ -72,6 +74,7 @@ static void unmap_kstack(struct process *p)
  */
 static void ret_from_fork(void)
 {
+	unlock_kernel();		/* the scheduler's, which switched here */
 	return_to_user(current()->tf);
 }
 
@@ -105,6 +108,7 @@ struct process *proc_alloc(void)
 	memset(sp, 0, 6 * 8);
 	p->context = (uint64_t)sp;
 	p->sig.altstack.ss_flags = SS_DISABLE;
+	p->lockless_syscalls = syscall_lockless;
 	p->state = PROC_SLEEPING;	/* not runnable until its creator says so */
 	return p;
 }
@@ -146,6 +150,7 @@ void proc_exit(int status)
 	struct process *p = current(), *c;
 	int fd;
 
+	lock_kernel_if_needed();	/* held to the end: schedule() takes it over */
 	if (p == init_process) {
 		int code = (status & 0x7f) ? 128 + (status & 0x7f) : (status >> 8) & 0xff;
 

@@ -3,6 +3,7 @@
 #include <ccos/printk.h>
 #include <ccos/mm.h>
 #include <ccos/time.h>
+#include <ccos/spinlock.h>
 #include <ccos/x86.h>
 
 /*
@@ -49,10 +50,11 @@ void scheduler(void)
 {
 	struct process *p = proc_table;
 
+	cli();
+	lock_kernel();
 	for (;;) {
 		int i;
 
-		cli();
 		wake_sleepers(ktime_get_ns());
 		for (i = 0; i < NPROC; i++) {
 			p = p + 1 < proc_table + NPROC ? p + 1 : proc_table;
@@ -66,13 +68,17 @@ void scheduler(void)
 		}
 		/* Nothing to run: wait for an interrupt with them enabled. */
 		switch_address_space(kernel_pml4);
+		unlock_kernel();
 		safe_halt();
+		cli();
+		lock_kernel();
 	}
 }
 
 /* Give the CPU to the scheduler; come back here when picked again. */
 void schedule(void)
 {
+	lockdebug_check_switch();
 	switch_to(&current()->context, scheduler_context);
 }
 
@@ -118,7 +124,9 @@ void sched_tick(struct trap_frame *tf)
 /* The slow part of return_to_user (include/ccos/proc.h): a reschedule, or signal work. */
 void return_to_user_work(struct trap_frame *tf)
 {
+	lock_kernel();
 	if (need_resched)
 		yield();
 	deliver_signals(tf);
+	unlock_kernel();
 }

@@ -4,6 +4,7 @@
 #include <ccos/errno.h>
 #include <ccos/lib.h>
 #include <ccos/uaccess.h>
+#include <ccos/spinlock.h>
 #include <ccos/x86.h>
 #include <ccos/vsyscall.h>
 
@@ -83,6 +84,7 @@ void force_sig_fault(int sig, int code, uint64_t addr, struct trap_frame *tf)
 	struct process *p = current();
 	siginfo_t info = { .si_signo = sig, .si_code = code, .fault.addr = addr };
 	struct k_sigaction *ka = &p->sig.action[sig - 1];
+	bool locked = lock_kernel_if_needed();	/* from a trap, it comes without */
 
 	if ((p->sig.blocked & SIGBIT(sig)) || ka->handler == SIG_IGN) {
 		p->sig.blocked &= ~SIGBIT(sig);
@@ -92,6 +94,8 @@ void force_sig_fault(int sig, int code, uint64_t addr, struct trap_frame *tf)
 	p->sig.fault_err = tf->error_code;
 	p->sig.fault_cr2 = sig == SIGSEGV || sig == SIGBUS ? addr : 0;
 	send_signal(p, sig, &info);
+	if (locked)
+		unlock_kernel();
 }
 
 static bool default_ignores(int sig)

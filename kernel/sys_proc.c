@@ -169,6 +169,7 @@ long sys_prctl(int option, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 		if (a2 != SECCOMP_MODE_STRICT)
 			return -EINVAL;
 		p->seccomp_mode = SECCOMP_MODE_STRICT;
+		p->lockless_syscalls = syscall_lockless_none;
 		return 0;
 	}
 	return -EINVAL;

@@ -3,6 +3,7 @@
 #include <ccos/proc.h>
 #include <ccos/errno.h>
 #include <ccos/printk.h>
+#include <ccos/spinlock.h>
 
 /*
  * Each handler is written with its own typed arguments; the table calls
@@ -134,6 +135,31 @@ static const syscall_fn syscall_table[NR_SYSCALLS] = {
 };
 #pragma GCC diagnostic pop
 
+/*
+ * The system calls that run without the kernel lock (docs/smp.md): they
+ * read only their own process's fixed fields, constants, the time (under
+ * its seqcount) or the running CPU, and write only user memory. Every
+ * other call, a new one included, runs inside the lock: the safe default.
+ * getppid reads the parent pointer once: a parent exiting at that moment
+ * makes the answer one that was true an instant before, as on Linux.
+ * A process in seccomp mode has none (syscall_lockless_none), so that its
+ * every call takes the way where seccomp is checked: one test serves both.
+ */
+const bool syscall_lockless[NR_SYSCALLS] = {
+	[39] = true,	/* getpid */
+	[96] = true,	/* gettimeofday */
+	[102] = true,	/* getuid */
+	[104] = true,	/* getgid */
+	[107] = true,	/* geteuid */
+	[108] = true,	/* getegid */
+	[110] = true,	/* getppid */
+	[201] = true,	/* time */
+	[228] = true,	/* clock_gettime */
+	[229] = true,	/* clock_getres */
+	[309] = true,	/* getcpu */
+};
+const bool syscall_lockless_none[NR_SYSCALLS];
+
 /* Seccomp strict mode (Linux's SECCOMP_MODE_STRICT): these four only. */
 static bool seccomp_allows(uint64_t nr)
 {
@@ -145,11 +171,16 @@ void syscall_dispatch(struct trap_frame *tf)
 	uint64_t nr = tf->rax;
 	struct process *p = current();
 
-	if (p->seccomp_mode && !seccomp_allows(nr))
-		proc_exit(SIGKILL);
-	if (nr < NR_SYSCALLS)
+	if (nr < NR_SYSCALLS && p->lockless_syscalls[nr]) {
 		tf->rax = syscall_table[nr](tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9);
-	else
-		tf->rax = -ENOSYS;
+	} else {
+		if (p->seccomp_mode && !seccomp_allows(nr))
+			proc_exit(SIGKILL);
+		lock_kernel();
+		tf->rax = nr < NR_SYSCALLS ? syscall_table[nr](tf->rdi, tf->rsi, tf->rdx, tf->r10,
+							       tf->r8, tf->r9)
+					   : -ENOSYS;
+		unlock_kernel();
+	}
 	return_to_user(tf);
 }

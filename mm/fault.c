@@ -7,6 +7,7 @@
 #include <ccos/signal.h>
 #include <ccos/vsyscall.h>
 #include <ccos/proc.h>
+#include <ccos/spinlock.h>
 
 /*
  * The kernel-half pages that Linux maps as an area of the process
@@ -27,17 +28,25 @@ static bool in_gate_area(uint64_t addr)
  * whose pages are not present), SEGV_MAPERR otherwise. On a kernel
  * address the error code gets PF_PROT whether or not the page is mapped,
  * so that a fault does not show user space the kernel's layout (Linux's
- * sanitize_error_code); the handler's REG_ERR is that code.
+ * sanitize_error_code); the handler's REG_ERR is that code. In the
+ * vsyscall page the mode has its say first: xonly emulates a call from its
+ * fetch fault, none warns.
  */
-static void user_page_fault(struct trap_frame *tf, uint64_t addr)
+static __noinline void user_page_fault(struct trap_frame *tf, uint64_t addr)
 {
 	int code = SEGV_MAPERR;
 
+	lock_kernel();		/* the process's areas, its signals */
+	if (in_vsyscall_page(addr) && vsyscall_fault(tf, addr)) {
+		unlock_kernel();
+		return;
+	}
 	if (addr >= USER_TOP)
 		tf->error_code |= PF_PROT;
 	if (addr < USER_TOP ? mm_find_vma(current()->mm, addr) != NULL : in_gate_area(addr))
 		code = SEGV_ACCERR;
 	force_sig_fault(SIGSEGV, code, addr, tf);
+	unlock_kernel();
 }
 
 /* A fault in kernel mode: a uaccess function's fixup, a test that expects it, or a panic. */
@@ -76,14 +85,7 @@ static void page_fault(struct trap_frame *tf)
 		kernel_page_fault(tf, addr);
 		return;
 	}
-	/*
-	 * A user fault is the process's problem: SIGSEGV, si_addr = CR2. In
-	 * the vsyscall page the mode has its say first: xonly emulates a call
-	 * from its fetch fault, none warns.
-	 */
-	if (in_vsyscall_page(addr) && vsyscall_fault(tf, addr))
-		return;
-	user_page_fault(tf, addr);
+	user_page_fault(tf, addr);	/* the process's problem: SIGSEGV, si_addr = CR2 */
 }
 
 void page_fault_init(void)

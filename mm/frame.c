@@ -3,10 +3,13 @@
 #include <ccos/boot.h>
 #include <ccos/printk.h>
 #include <ccos/lib.h>
+#include <ccos/spinlock.h>
 
 #define MAX_PHYS	(4ul << 30)		/* frames above 4 GiB are not used */
 #define NFRAMES		(MAX_PHYS / PAGE_SIZE)
 
+/* Lock rule: frame_lock guards bitmap, nr_free and search_from; a leaf lock (docs/smp.md). */
+static DEFINE_SPINLOCK(frame_lock);
 static uint64_t bitmap[NFRAMES / 64];	/* 1 = used or reserved */
 static size_t nr_free, nr_total;
 static uint64_t search_from;
@@ -124,26 +127,36 @@ void frame_init(void)
 	search_from = 0;
 }
 
-uint64_t frame_alloc_run(size_t n)
+/* The first pfn of n free frames in a row at or above from, or NFRAMES. */
+static uint64_t find_run(uint64_t from, size_t n)
 {
 	uint64_t pfn, run = 0;
 
-	for (pfn = search_from; pfn < NFRAMES; pfn++) {
+	for (pfn = from; pfn < NFRAMES; pfn++) {
 		run = frame_is_used(pfn) ? 0 : run + 1;
 		if (run == n)
-			break;
+			return pfn - (n - 1);
 	}
+	return NFRAMES;
+}
+
+uint64_t frame_alloc_run(size_t n)
+{
+	uint64_t pfn, i;
+
+	spin_lock(&frame_lock);
+	pfn = find_run(search_from, n);
+	if (pfn == NFRAMES && search_from)
+		pfn = find_run(0, n);	/* wrap around once */
 	if (pfn == NFRAMES) {
-		if (search_from == 0)
-			return 0;
-		search_from = 0;	/* wrap around once */
-		return frame_alloc_run(n);
+		spin_unlock(&frame_lock);
+		return 0;
 	}
-	pfn -= n - 1;
-	for (run = 0; run < n; run++)
-		mark(pfn + run, true);
+	for (i = 0; i < n; i++)
+		mark(pfn + i, true);
 	nr_free -= n;
 	search_from = pfn + n;
+	spin_unlock(&frame_lock);
 	memset(phys_to_virt(pfn * PAGE_SIZE), 0, n * PAGE_SIZE);
 	return pfn * PAGE_SIZE;
 }
@@ -157,12 +170,14 @@ void frame_free_run(uint64_t phys, size_t n)
 {
 	uint64_t pfn = phys / PAGE_SIZE;
 
+	spin_lock(&frame_lock);
 	for (; n; n--, pfn++) {
 		if (phys % PAGE_SIZE || pfn >= NFRAMES || !frame_is_used(pfn))
 			panic("frame_free: %lx is not an allocated frame", pfn * PAGE_SIZE);
 		mark(pfn, false);
 		nr_free++;
 	}
+	spin_unlock(&frame_lock);
 }
 
 void frame_free(uint64_t phys)

@@ -2,6 +2,7 @@
 #include <ccos/mm.h>
 #include <ccos/printk.h>
 #include <ccos/lib.h>
+#include <ccos/spinlock.h>
 
 /*
  * Every block starts with a header and ends with a canary right after the
@@ -24,6 +25,8 @@ struct block {
 #define NCLASSES	8	/* ... up to 4096 bytes */
 #define LARGE		0xff
 
+/* Lock rule: heap_lock guards the free lists; it nests outside frame_lock (refill). */
+static DEFINE_SPINLOCK(heap_lock);
 static struct block *free_lists[NCLASSES];
 
 static size_t class_size(int c)
@@ -68,10 +71,14 @@ void *kmalloc(size_t size)
 		b = phys_to_virt(run);
 		b->class = LARGE;
 	} else {
-		if (!free_lists[c] && !refill(c))
+		spin_lock(&heap_lock);
+		if (!free_lists[c] && !refill(c)) {
+			spin_unlock(&heap_lock);
 			return NULL;
+		}
 		b = free_lists[c];
 		free_lists[c] = b->next;
+		spin_unlock(&heap_lock);
 	}
 	b->magic = MAGIC_USED;
 	b->size = size;
@@ -120,6 +127,8 @@ void kfree(void *p)
 			       ALIGN_UP(sizeof(*b) + b->size + sizeof(uint64_t), PAGE_SIZE) / PAGE_SIZE);
 		return;
 	}
+	spin_lock(&heap_lock);
 	b->next = free_lists[b->class];
 	free_lists[b->class] = b;
+	spin_unlock(&heap_lock);
 }

@@ -141,14 +141,4 @@ void gdt_init(int cpu)
 		"ltr %w3"
 		: : "m"(gdtr), "i"(KERNEL_CS), "i"(KERNEL_DS), "r"(TSS_SEL)
 		: "rax", "memory");
-
-	/*
-	 * The kernel's GS base: this CPU's block, where GS:0 points to itself
-	 * (this_cpu). IA32_KERNEL_GS_BASE holds the user's while the kernel
-	 * runs; swapgs exchanges the two (trap_entry.asm).
-	 */
-	cpus[cpu].self = &cpus[cpu];
-	cpus[cpu].cpu = cpu;
-	wrmsr(MSR_GS_BASE, (uint64_t)&cpus[cpu]);
-	wrmsr(MSR_KERNEL_GS_BASE, 0);
 }

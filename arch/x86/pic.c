@@ -1,6 +1,7 @@
 /* The 8259A pair: remapped to IRQ_BASE, lines masked until a handler wants one. */
 #include <ccos/pic.h>
 #include <ccos/printk.h>
+#include <ccos/spinlock.h>
 #include <ccos/x86.h>
 
 #define PIC1_CMD	0x20
@@ -75,7 +76,12 @@ static void pic_dispatch(struct trap_frame *tf)
 		return;
 	}
 	if (irq_handlers[irq]) {
+		/* A device's handler may wake a process: inside the kernel lock. */
+		bool locked = lock_kernel_if_needed();
+
 		irq_handlers[irq](tf);
+		if (locked)
+			unlock_kernel();
 		return;
 	}
 	printk(KERN_WARNING "pic: IRQ %d has no handler; masked\n", irq);

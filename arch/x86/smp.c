@@ -22,6 +22,20 @@ extern const uint8_t trampoline_start[], trampoline_gdt[], trampoline_end[];
 extern uint32_t trampoline_gdtr_base[];
 
 /*
+ * The kernel's GS base: this CPU's block, where GS:0 points to itself
+ * (this_cpu). IA32_KERNEL_GS_BASE holds the user's while the kernel runs;
+ * swapgs exchanges the two (trap_entry.asm). First on every CPU, since
+ * spinlocks (printk's among them) ask which CPU they run on.
+ */
+void percpu_init(int cpu)
+{
+	cpus[cpu].self = &cpus[cpu];
+	cpus[cpu].cpu = cpu;
+	wrmsr(MSR_GS_BASE, (uint64_t)&cpus[cpu]);
+	wrmsr(MSR_KERNEL_GS_BASE, 0);
+}
+
+/*
  * Each CPU reads back its getcpu values the way user mode will (rdtscp,
  * lsl), for the ktest to compare with its number (arch/x86/smp_test.c).
  */
@@ -42,6 +56,7 @@ __noreturn void ap_main(void)
 	int cpu = ap_booting;
 	struct percpu *c = &cpus[cpu];
 
+	percpu_init(cpu);
 	paging_init_ap();
 	gdt_init(cpu);
 	idt_load();

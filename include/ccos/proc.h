@@ -72,6 +72,7 @@ struct process {
 
 	struct signal_state sig;
 	int seccomp_mode;
+	const bool *lockless_syscalls;	/* kernel/syscall.c: none in seccomp mode */
 	unsigned int personality;	/* ADDR_NO_RANDOMIZE: see kernel/aslr.c */
 	uint64_t clear_child_tid;	/* CLONE_CHILD_CLEARTID, set_tid_address */
 	int exit_signal;		/* sent to the parent at exit: SIGCHLD, or clone's choice */
@@ -95,9 +96,14 @@ struct percpu {
 	/* What this CPU read back after setting its getcpu values (smp.c). */
 	uint32_t getcpu_lsl, getcpu_rdtscp;
 	volatile bool online;
+	/* Spinlocks (kernel/spinlock.c): interrupts-off nesting, locks held. */
+	int irq_off_depth;
+	bool irq_was_on;
+	int locks_held;
 };
 
 extern struct percpu cpus[MAX_CPUS];
+void percpu_init(int cpu);	/* GS base = &cpus[cpu]: first thing on each CPU */
 extern struct process *init_process;
 extern struct process proc_table[NPROC];
 
@@ -110,12 +116,16 @@ static inline struct percpu *this_cpu(void)
 	return c;
 }
 
-/* One GS-relative load, as the old global's was: every system call asks. */
+/*
+ * One GS-relative load, as the old global's was: every system call asks.
+ * Not volatile: a process is itself wherever it runs, so the compiler may
+ * reuse the value, even across a switch to another CPU (this_cpu may not).
+ */
 static inline struct process *current(void)
 {
 	struct process *p;
 
-	__asm__ volatile("movq %%gs:%c1, %0" : "=r"(p) : "i"(offsetof(struct percpu, current)));
+	__asm__("movq %%gs:%c1, %0" : "=r"(p) : "i"(offsetof(struct percpu, current)));
 	return p;
 }
 

@@ -8,6 +8,8 @@
 
 struct trap_frame;
 void syscall_dispatch(struct trap_frame *tf);
+/* Which calls run without the kernel lock: struct process's lockless_syscalls. */
+extern const bool syscall_lockless[], syscall_lockless_none[];
 
 /* kernel/sys_file.c */
 long sys_read(unsigned int fd, char __user *buf, size_t n);

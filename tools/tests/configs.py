@@ -15,7 +15,7 @@ CONFIGS = [
     # boot summary lines of the first two are checked too (test_boot.py).
     # These two start more CPUs (arch/x86/smp_test.c checks each one);
     # ktest-qemu64 and ptdump-bios run the same tests on one CPU.
-    Config("ktest-bios", fw="bios", cmdline="ktest", ktap=True, extra=("-smp", "4")),
+    Config("ktest-bios", fw="bios", cmdline="ktest lockdebug", ktap=True, extra=("-smp", "4")),
     Config("ktest-uefi", fw="uefi", cmdline="ktest", ktap=True, extra=("-smp", "2")),
     Config("ktest-qemu64", fw="bios", cpu="qemu64", cmdline="ktest", ktap=True),
     # init and the user-space test programs (user/*.c), under both firmwares.

@@ -10,6 +10,7 @@
 #include <ccos/errno.h>
 #include <ccos/printk.h>
 #include <ccos/lab.h>
+#include <ccos/spinlock.h>
 
 /* The three calls, run as the system calls they stand for. */
 static long vsys_gettimeofday(const struct trap_frame *tf)
@@ -42,10 +43,14 @@ static const struct vsyscall_call {
 /*
  * Warnings: at most a burst of 10 in 5 seconds (Linux's ratelimit
  * defaults), so that a program cannot flood the console. The count of the
- * ones left out is printed when the next window opens.
+ * ones left out is printed when the next window opens. Lock rule: the
+ * emulation runs without the kernel lock, so warn_lock guards the counts
+ * (a leaf lock: printk's console_lock is the only one taken inside).
  */
 #define WARN_INTERVAL	(5 * HZ)
 #define WARN_BURST	10
+
+static DEFINE_SPINLOCK(warn_lock);
 
 static bool warn_ratelimit(void)
 {
@@ -53,7 +58,9 @@ static bool warn_ratelimit(void)
 	static int printed, missed;
 	static bool started;
 	unsigned long now = jiffies;
+	bool ok = true;
 
+	spin_lock(&warn_lock);
 	if (!started || now - window_start >= WARN_INTERVAL) {
 		if (missed)
 			printk(KERN_WARNING "vsyscall: %d warnings suppressed\n", missed);
@@ -63,10 +70,12 @@ static bool warn_ratelimit(void)
 	}
 	if (printed < WARN_BURST) {
 		printed++;
-		return true;
+	} else {
+		missed++;
+		ok = false;
 	}
-	missed++;
-	return false;
+	spin_unlock(&warn_lock);
+	return ok;
 }
 
 /* COMM[PID] MESSAGE ip:.. sp:.. ax:.. si:.. di:.., as Linux prints it; ip is where the call entered. */
