@@ -20,7 +20,7 @@ CONFIGS = [
     Config("ktest-qemu64", fw="bios", cpu="qemu64", cmdline="ktest", ktap=True),
     # init and the user-space test programs (user/*.c), under both firmwares.
     # `-- test` makes init run them; without it init starts the shell.
-    Config("init-bios", fw="bios", ktap=True, timeout=120, cmdline="-- test"),
+    Config("init-bios", fw="bios", ktap=True, timeout=120, cmdline="lockdebug -- test"),
     Config("init-uefi", fw="uefi", ktap=True, timeout=120, cmdline="-- test"),
     # The kernel's page tables as ptdump prints them (test_memory.py).
     Config("ptdump-bios", fw="bios", cmdline="ptdump ktest"),
