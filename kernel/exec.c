@@ -107,7 +107,14 @@ int exec_image(struct process *p, const char *path, char *const argv[], int argc
 	}
 	mm->brk_start = mm->brk = info.brk + aslr_offset(p, ASLR_BRK_BITS);
 
-	/* The point of no return: the old program is gone from here on. */
+	/* The point of no return: the old program's other threads go first. */
+	err = de_thread(p);
+	if (!err)
+		err = sighand_unshare(&p->sig.action);	/* exec resets them: its own now */
+	if (err) {
+		mm_release(mm);
+		return err;
+	}
 	clear_child_tid(p);
 	old = p->mm;
 	p->mm = mm;

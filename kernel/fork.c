@@ -1,4 +1,4 @@
-/* New processes: fork, vfork and clone (the part of it fork, vfork and posix_spawn use). */
+/* New processes and threads: fork, vfork and clone. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
 #include <ccos/file.h>
@@ -11,21 +11,30 @@
 /* clone's flags (linux/sched.h); the low byte is the signal the parent gets at the child's exit. */
 #define CSIGNAL			0x000000ff
 #define CLONE_VM		0x00000100
+#define CLONE_FS		0x00000200
+#define CLONE_FILES		0x00000400
+#define CLONE_SIGHAND		0x00000800
 #define CLONE_VFORK		0x00004000
+#define CLONE_THREAD		0x00010000
+#define CLONE_SYSVSEM		0x00040000
 #define CLONE_SETTLS		0x00080000
 #define CLONE_PARENT_SETTID	0x00100000
 #define CLONE_CHILD_CLEARTID	0x00200000
+#define CLONE_DETACHED		0x00400000
 #define CLONE_CHILD_SETTID	0x01000000
 
 /*
- * What ccos does. The rest (CLONE_THREAD, CLONE_SIGHAND, CLONE_FILES,
- * CLONE_FS, namespaces, ...) asks for threads or sharing that ccos does
- * not have yet; Linux's answer to flags it cannot honour is EINVAL. CLONE_VM
- * comes only with CLONE_VFORK: two processes running at once in one
- * address space are threads in all but name.
+ * What ccos does. CLONE_FS would share the working directory and umask:
+ * ccos gives each thread a copy (a chdir is seen by the thread that made
+ * it). CLONE_SYSVSEM shares System V semaphore undo lists, which ccos does
+ * not have. CLONE_DETACHED is ignored, as by Linux since 2.6. The rest
+ * (namespaces, CLONE_PARENT, CLONE_PTRACE, ...) is EINVAL, Linux's answer
+ * to flags it cannot honour.
  */
-#define CLONE_SUPPORTED	(CSIGNAL | CLONE_VM | CLONE_VFORK | CLONE_SETTLS | \
-			 CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID)
+#define CLONE_SUPPORTED	(CSIGNAL | CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | \
+			 CLONE_VFORK | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS | \
+			 CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_DETACHED | \
+			 CLONE_CHILD_SETTID)
 
 /* Store a tid into an address space, as a user write would: only into a writable area. */
 static void put_tid(struct mm *mm, uint64_t va, int tid)
@@ -37,15 +46,17 @@ static void put_tid(struct mm *mm, uint64_t va, int tid)
 }
 
 /*
- * CLONE_CHILD_CLEARTID, when the process leaves its address space (exit
- * or exec): Linux writes 0 there and wakes a futex waiter, and only when
- * someone else still uses the memory: here, the vfork parent. ccos has
- * no futex and no threads, so there is no waiter to wake.
+ * CLONE_CHILD_CLEARTID, when the thread leaves its address space (exit or
+ * exec): as Linux, 0 is written there and one futex waiter woken, only
+ * when someone else still uses the memory (another thread, a vfork
+ * parent). This is how pthread_join learns that a thread has ended.
  */
 void clear_child_tid(struct process *p)
 {
-	if (p->clear_child_tid && p->mm && p->mm->refs > 1)
+	if (p->clear_child_tid && p->mm && p->mm->refs > 1) {
 		put_tid(p->mm, p->clear_child_tid, 0);
+		futex_wake(p->mm, p->clear_child_tid, 1);
+	}
 	p->clear_child_tid = 0;
 }
 
@@ -57,32 +68,83 @@ static void wait_for_vfork_done(struct process *parent, struct process *child)
 		sleep_on(parent);
 }
 
+/* Linux's rules (copy_process): threads share the actions, which need one address space. */
+static bool clone_flags_valid(uint64_t flags)
+{
+	if (flags & ~CLONE_SUPPORTED || (flags & CSIGNAL) > NSIG)
+		return false;
+	if ((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND))
+		return false;
+	return !(flags & CLONE_SIGHAND) || (flags & CLONE_VM);
+}
+
+/* The address space, descriptors and actions: shared or copied, as flags say. */
+static int share_or_copy(struct process *parent, struct process *child, uint64_t flags)
+{
+	if (flags & CLONE_VM) {
+		child->mm = parent->mm;
+		child->mm->refs++;
+	} else if (!(child->mm = mm_copy(parent->mm))) {
+		return -ENOMEM;
+	}
+	child->files = flags & CLONE_FILES ? fdtable_share(parent->files) :
+					     fdtable_copy(parent->files);
+	child->sig.action = flags & CLONE_SIGHAND ? sighand_share(parent->sig.action) :
+						    sighand_copy(parent->sig.action);
+	return child->files && child->sig.action ? 0 : -ENOMEM;
+}
+
+static void undo_clone(struct process *child)
+{
+	if (child->mm)
+		mm_release(child->mm);
+	if (child->files)
+		fdtable_put(child->files);
+	if (child->sig.action)
+		sighand_put(child->sig.action);
+	proc_free(child);
+}
+
+/*
+ * A new thread of the caller's process (CLONE_THREAD) or a new process. A
+ * thread joins its creator's group and has the group's parent; it sends
+ * no signal when it ends, and nobody waits for it (kernel/thread.c).
+ */
+static void set_family(struct process *parent, struct process *child, uint64_t flags)
+{
+	if (flags & CLONE_THREAD) {
+		child->tgid = parent->tgid;
+		child->group_leader = parent->group_leader;
+		child->parent = parent->group_leader->parent;
+		child->exit_signal = 0;
+	} else {
+		child->tgid = child->pid;
+		child->group_leader = child;
+		child->parent = parent->group_leader;
+		child->exit_signal = flags & CSIGNAL;
+	}
+	child->pgid = parent->pgid;
+	child->sid = parent->sid;
+}
+
 static long do_clone(uint64_t flags, uint64_t newsp, int __user *ptid, uint64_t ctid,
 		     uint64_t tls)
 {
 	struct process *parent = current(), *child;
-	int fd, exit_signal = flags & CSIGNAL;
+	int err;
 
-	if (flags & ~CLONE_SUPPORTED || exit_signal > NSIG)
-		return -EINVAL;
-	if ((flags & CLONE_VM) && !(flags & CLONE_VFORK))
+	if (!clone_flags_valid(flags))
 		return -EINVAL;
 	if ((flags & CLONE_SETTLS) && tls >= USER_TOP)
 		return -EPERM;		/* as arch_prctl(ARCH_SET_FS) answers */
 	if (!(child = proc_alloc()))
 		return -EAGAIN;
-	if (flags & CLONE_VM) {
-		child->mm = parent->mm;
-		child->mm->refs++;
-	} else if (!(child->mm = mm_copy(parent->mm))) {
-		proc_free(child);
-		return -ENOMEM;
+	if ((err = share_or_copy(parent, child, flags))) {
+		undo_clone(child);
+		return err;
 	}
 	memcpy(child->comm, parent->comm, sizeof(child->comm));
-	child->parent = parent;
-	child->pgid = parent->pgid;
-	child->sid = parent->sid;
-	child->exit_signal = exit_signal;
+	set_family(parent, child, flags);
 	*child->tf = *parent->tf;
 	child->tf->rax = 0;			/* clone returns 0 in the child */
 	if (newsp)
@@ -91,15 +153,13 @@ static long do_clone(uint64_t flags, uint64_t newsp, int __user *ptid, uint64_t 
 	memcpy(child->fpu, parent->fpu, sizeof(child->fpu));
 	child->fs_base = flags & CLONE_SETTLS ? tls : parent->fs_base;
 	child->gs_base = parent->gs_base;
-	for (fd = 0; fd < NOFILE; fd++)
-		if (parent->files[fd])
-			child->files[fd] = file_get(parent->files[fd]);
 	child->cloexec = parent->cloexec;
 	memcpy(child->cwd, parent->cwd, sizeof(child->cwd));
 	child->umask = parent->umask;
 	child->sig.blocked = parent->sig.blocked;
-	memcpy(child->sig.action, parent->sig.action, sizeof(child->sig.action));
-	child->sig.altstack = parent->sig.altstack;
+	/* A new stack in the same memory (a thread) starts without the creator's alternate one. */
+	if ((flags & (CLONE_VM | CLONE_VFORK)) != CLONE_VM)
+		child->sig.altstack = parent->sig.altstack;
 	child->seccomp_mode = parent->seccomp_mode;
 	child->lockless_syscalls = parent->lockless_syscalls;
 	child->personality = parent->personality;

@@ -4,9 +4,10 @@
 #include <ccos/proc.h>
 #include <ccos/errno.h>
 
+/* A process, named by its leader, one of whose threads still runs. */
 static bool alive(const struct process *p)
 {
-	return p->state != PROC_UNUSED && p->state != PROC_ZOMBIE;
+	return p->state != PROC_UNUSED && p->pid == p->tgid && thread_group_alive(p);
 }
 
 /*
@@ -39,7 +40,7 @@ long sys_kill(int pid, int sig)
 		return -EINVAL;
 	if (pid == INT32_MIN)
 		return -ESRCH;		/* -pid would overflow: no such group */
-	info.kill.pid = me->pid;
+	info.kill.pid = me->tgid;
 	for (p = proc_table; p < proc_table + NPROC; p++) {
 		if (!alive(p))
 			continue;
@@ -47,7 +48,7 @@ long sys_kill(int pid, int sig)
 			continue;
 		if (pid == 0 && p->pgid != me->pgid)
 			continue;
-		if (pid == -1 && (p == init_process || p == me))
+		if (pid == -1 && (p == init_process || p->tgid == me->tgid))
 			continue;
 		if (pid < -1 && p->pgid != -pid)
 			continue;
@@ -82,12 +83,12 @@ bool pgrp_in_session(int pgid, int sid)
 	return false;
 }
 
-/* The process pid names: 0 is the caller. */
+/* The process pid names (a thread id names its process): 0 is the caller. */
 static struct process *find_or_self(int pid)
 {
 	struct process *p = pid ? proc_find(pid) : current();
 
-	return p && alive(p) ? p : NULL;
+	return p && alive(p->group_leader) ? p->group_leader : NULL;
 }
 
 /*
@@ -101,22 +102,22 @@ long sys_setpgid(int pid, int pgid)
 
 	if (pgid < 0)
 		return -EINVAL;
-	if (!p || (p != me && p->parent != me))
+	if (!p || (p->tgid != me->tgid && p->parent != me->group_leader))
 		return -ESRCH;
 	if (p->sid != me->sid)
 		return -EPERM;
-	if (p->sid == p->pid)
+	if (p->sid == p->tgid)
 		return -EPERM;
 	if (!pgid)
-		pgid = p->pid;
-	if (pgid != p->pid) {
+		pgid = p->tgid;
+	if (pgid != p->tgid) {
 		for (q = proc_table; q < proc_table + NPROC; q++)
 			if (alive(q) && q->pgid == pgid && q->sid == me->sid)
 				break;
 		if (q == proc_table + NPROC)
 			return -EPERM;
 	}
-	p->pgid = pgid;
+	thread_group_set_pgrp(p, pgid, p->sid);
 	return 0;
 }
 
@@ -138,9 +139,9 @@ long sys_setsid(void)
 	struct process *p, *me = current();
 
 	for (p = proc_table; p < proc_table + NPROC; p++)
-		if (alive(p) && p->pgid == me->pid)
+		if (alive(p) && p->pgid == me->tgid)
 			return -EPERM;
-	me->pgid = me->sid = me->pid;
+	thread_group_set_pgrp(me, me->tgid, me->tgid);
 	return me->sid;
 }
 

@@ -144,11 +144,17 @@ static void notify_parent(struct process *p)
 	wakeup(p->parent);
 }
 
-/* The process ends: everything but its slot and kernel stack goes now; wait4 frees those. */
+/*
+ * A thread ends: its files, actions and memory go at once (the last user
+ * of each frees it). While other threads of its process run, a leader
+ * waits for them as a zombie and any other thread simply goes: nobody
+ * waits for it, and the scheduler frees its slot and kernel stack
+ * (PROC_DEAD). The last thread makes the leader the zombie that the
+ * parent's wait4 reaps, with the leader's status, or exit_group's.
+ */
 void proc_exit(int status)
 {
-	struct process *p = current(), *c;
-	int fd;
+	struct process *p = current(), *leader = p->group_leader, *c;
 
 	lock_kernel_if_needed();	/* held to the end: schedule() takes it over */
 	if (p == init_process) {
@@ -159,30 +165,34 @@ void proc_exit(int status)
 		printk("ccos: init exited with status %d\n", code);
 		power_off(code);
 	}
-	for (fd = 0; fd < NOFILE; fd++) {
-		if (p->files[fd]) {
-			file_put(p->files[fd]);
-			p->files[fd] = NULL;
-		}
-	}
+	fdtable_put(p->files);
+	sighand_put(p->sig.action);
 	clear_child_tid(p);
 	mm_release(p->mm);
 	p->mm = NULL;
+	if (p->vfork_parent) {
+		wakeup(p->vfork_parent);
+		p->vfork_parent = NULL;
+	}
+	p->exit_status = status;
+	p->state = p == leader ? PROC_ZOMBIE : PROC_DEAD;
+	if (thread_group_alive(leader)) {
+		wakeup(leader);		/* an exec waiting for the others to go (de_thread) */
+		schedule();
+		panic("a dead thread ran");
+	}
 	for (c = proc_table; c < proc_table + NPROC; c++) {
-		if (c->parent == p && c->state != PROC_UNUSED) {
+		if (c->parent == leader && c->state != PROC_UNUSED) {
 			c->parent = init_process;	/* orphans go to init, */
 			c->exit_signal = SIGCHLD;	/* which waits for them as for its own */
 			if (c->state == PROC_ZOMBIE)
 				wakeup(init_process);
 		}
 	}
-	if (p->vfork_parent) {
-		wakeup(p->vfork_parent);
-		p->vfork_parent = NULL;
-	}
-	p->exit_status = status;
-	p->state = PROC_ZOMBIE;
-	notify_parent(p);
+	if (leader->group_exiting)
+		leader->exit_status = leader->group_exit_status;
+	leader->state = PROC_ZOMBIE;
+	notify_parent(leader);
 	schedule();			/* never to return: zombies do not run */
 	panic("a zombie ran");
 }
@@ -212,9 +222,14 @@ static bool wait_matches(struct process *c, int pid, int options)
 	return pid == -1 || c->pgid == -(long)pid;
 }
 
+/*
+ * Any thread of a process waits for the children of its process; those
+ * are group leaders (a thread is nobody's child), and a leader is ready
+ * only when the last thread of its group has ended.
+ */
 long sys_wait4(int pid, int __user *ustatus, int options, void __user *rusage)
 {
-	struct process *p = current(), *c;
+	struct process *p = current()->group_leader, *c;
 
 	/* No stopped or continued processes in ccos: WUNTRACED, WCONTINUED find none. */
 	if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WALL | __WCLONE))
@@ -225,10 +240,11 @@ long sys_wait4(int pid, int __user *ustatus, int options, void __user *rusage)
 		for (c = proc_table; c < proc_table + NPROC; c++) {
 			int cpid;
 
-			if (c->parent != p || c->state == PROC_UNUSED || !wait_matches(c, pid, options))
+			if (c->parent != p || c->state == PROC_UNUSED || c->pid != c->tgid ||
+			    !wait_matches(c, pid, options))
 				continue;
 			have_child = true;
-			if (c->state != PROC_ZOMBIE)
+			if (c->state != PROC_ZOMBIE || thread_group_alive(c))
 				continue;
 			if (ustatus && put_user(c->exit_status, ustatus))
 				return -EFAULT;
@@ -243,7 +259,7 @@ long sys_wait4(int pid, int __user *ustatus, int options, void __user *rusage)
 		if (options & WNOHANG)
 			return 0;
 		sleep_on(p);
-		if (signal_pending(p))
+		if (signal_pending(current()))
 			return -EINTR;
 	}
 }
@@ -258,7 +274,12 @@ void start_init(void)
 	if (!p)
 		panic("no memory for process 1");
 	init_process = p;
-	p->pgid = p->sid = p->pid;
+	p->tgid = p->pgid = p->sid = p->pid;
+	p->group_leader = p;
+	p->files = fdtable_alloc();
+	p->sig.action = sighand_alloc();
+	if (!p->files || !p->sig.action)
+		panic("no memory for process 1's files and signal actions");
 	strlcpy(p->cwd, "/", sizeof(p->cwd));
 	p->umask = 022;
 	argv[0] = boot_options.init;

@@ -1,4 +1,4 @@
-/* /proc files, made at open time in Linux's format: maps and meminfo. */
+/* /proc files, made at open time in Linux's format: maps, status and meminfo. */
 #include <ccos/file.h>
 #include <ccos/proc.h>
 #include <ccos/boot.h>
@@ -90,11 +90,30 @@ static char *meminfo(size_t *len)
 	return buf;
 }
 
+/*
+ * Some of Linux's lines of /proc/self/status, for the process (as Linux
+ * shows its leader, whichever thread reads): Threads counts the live ones.
+ */
+static char *status(size_t *len)
+{
+	struct process *p = current(), *t;
+	char *buf = kmalloc(256);
+	int threads = 0;
+
+	for_each_thread(t, p)
+		threads += t->state != PROC_ZOMBIE && t->state != PROC_DEAD;
+	if (buf)
+		*len = snprintf(buf, 256, "Name:\t%s\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nThreads:\t%d\n",
+				p->comm, p->tgid, p->tgid, p->parent ? p->parent->tgid : 0, threads);
+	return buf;
+}
+
 static const struct {
 	const char *path;
 	char *(*generate)(size_t *len);
 } proc_files[] = {
 	{ "/proc/self/maps", maps },
+	{ "/proc/self/status", status },
 	{ "/proc/meminfo", meminfo },
 };
 

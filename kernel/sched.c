@@ -29,6 +29,8 @@ static void run(struct process *p)
 	switch_to(&scheduler_context, p->context);
 	__asm__ volatile("fxsave64 %0" : "=m"(p->fpu));
 	this_cpu()->current = NULL;
+	if (p->state == PROC_DEAD)
+		proc_free(p);	/* a thread that ended, now off its kernel stack */
 }
 
 /* Wake the sleepers whose time has come; send SIGALRM to those whose alarm has. */

@@ -57,11 +57,11 @@ static bool dropped_at_send(struct process *p, int sig)
 	return handler == SIG_IGN || (handler == SIG_DFL && default_ignores(sig));
 }
 
-void send_signal(struct process *p, int sig, const siginfo_t *info)
+void send_signal_thread(struct process *p, int sig, const siginfo_t *info)
 {
 	siginfo_t *si = &p->sig.info[sig - 1];
 
-	if (dropped_at_send(p, sig))
+	if (p->state == PROC_ZOMBIE || p->state == PROC_DEAD || dropped_at_send(p, sig))
 		return;
 	if (info)
 		*si = *info;
@@ -93,7 +93,7 @@ void force_sig_fault(int sig, int code, uint64_t addr, struct trap_frame *tf)
 	p->sig.fault_trapno = tf->vector;
 	p->sig.fault_err = tf->error_code;
 	p->sig.fault_cr2 = sig == SIGSEGV || sig == SIGBUS ? addr : 0;
-	send_signal(p, sig, &info);
+	send_signal_thread(p, sig, &info);
 	if (locked)
 		unlock_kernel();
 }
@@ -198,12 +198,12 @@ static bool handle_pending(struct process *p, struct trap_frame *tf)
 		if (sig == SIGKILL || ka->handler == SIG_DFL) {
 			if (sig != SIGKILL && default_ignores(sig))
 				continue;
-			proc_exit(sig);		/* the wait status of a signal death */
+			do_group_exit(sig);	/* the wait status of a signal death */
 		}
 		if (ka->handler == SIG_IGN)
 			continue;
 		if (!setup_frame(p, sig, ka, tf))
-			proc_exit(SIGSEGV);	/* no usable stack for the frame */
+			do_group_exit(SIGSEGV);	/* no usable stack for the frame */
 		p->sig.blocked |= ka->mask & ~UNBLOCKABLE;
 		if (!(ka->flags & SA_NODEFER))
 			p->sig.blocked |= SIGBIT(sig);
@@ -275,9 +275,9 @@ long sys_rt_sigreturn(void)
 	if (copy_from_user(&uc, (void __user *)(frame + offsetof(struct rt_sigframe, uc)), sizeof(uc)) ||
 	    (sc->rip >= USER_TOP && !in_vsyscall_page(sc->rip)) ||
 	    (sc->fpstate && copy_from_user(fpu, (void __user *)sc->fpstate, sizeof(fpu))))
-		proc_exit(SIGSEGV);
+		do_group_exit(SIGSEGV);
 	if (!canonical(sc->rsp))
-		proc_exit(SIGSEGV);	/* no stack to run on, and no iretq to it */
+		do_group_exit(SIGSEGV);	/* no stack to run on, and no iretq to it */
 	tf->r8 = sc->r8; tf->r9 = sc->r9; tf->r10 = sc->r10; tf->r11 = sc->r11;
 	tf->r12 = sc->r12; tf->r13 = sc->r13; tf->r14 = sc->r14; tf->r15 = sc->r15;
 	tf->rdi = sc->rdi; tf->rsi = sc->rsi; tf->rbp = sc->rbp; tf->rbx = sc->rbx;
@@ -441,36 +441,4 @@ long sys_rt_sigsuspend(const uint64_t __user *umask, size_t setsize)
 	p->sig.restore_mask = true;
 	p->sig.blocked = mask & ~UNBLOCKABLE;
 	return wait_for_signal();
-}
-
-/*
- * tkill and tgkill send to one thread. A ccos process is one thread whose
- * id is its pid, so the thread group id must be that pid too. si_code
- * SI_TKILL tells the receiver how it came (musl's raise uses tkill).
- */
-static long send_to_thread(int tgid, int tid, int sig)
-{
-	struct process *p = proc_find(tid);
-	siginfo_t info = { .si_signo = sig, .si_code = SI_TKILL };
-
-	if (tid <= 0 || sig < 0 || sig > NSIG)
-		return -EINVAL;
-	if (!p || (tgid >= 0 && tgid != tid))
-		return -ESRCH;
-	info.kill.pid = current()->pid;
-	if (sig && p->state != PROC_ZOMBIE)
-		send_signal(p, sig, &info);
-	return 0;
-}
-
-long sys_tkill(int tid, int sig)
-{
-	return send_to_thread(-1, tid, sig);
-}
-
-long sys_tgkill(int tgid, int tid, int sig)
-{
-	if (tgid <= 0)
-		return -EINVAL;
-	return send_to_thread(tgid, tid, sig);
 }

@@ -102,9 +102,9 @@ long sys_process_vm_readv(int pid, const struct iovec __user *local, unsigned lo
 
 	if (flags || nlocal > 1024 || nremote > 1024)
 		return -EINVAL;
-	if (!p || p->state == PROC_ZOMBIE)
+	if (!p || !p->mm)		/* a zombie has no memory left */
 		return -ESRCH;
-	if (p != me && p->parent != me)
+	if (p->tgid != me->tgid && p->parent != me->group_leader)
 		return -EPERM;
 	if (!nlocal || !nremote)
 		return 0;

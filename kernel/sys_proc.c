@@ -10,6 +10,7 @@
 #include <ccos/time.h>
 #include <ccos/vgetcpu.h>
 
+/* exit ends the calling thread, exit_group every thread of its process (kernel/thread.c). */
 long sys_exit(int code)
 {
 	proc_exit((code & 0xff) << 8);
@@ -17,24 +18,14 @@ long sys_exit(int code)
 
 long sys_exit_group(int code)
 {
-	proc_exit((code & 0xff) << 8);
-}
-
-long sys_getpid(void)
-{
-	return current()->pid;
-}
-
-long sys_gettid(void)
-{
-	return current()->pid;	/* one thread per process */
+	do_group_exit((code & 0xff) << 8);
 }
 
 long sys_getppid(void)
 {
 	struct process *parent = current()->parent;
 
-	return parent ? parent->pid : 0;
+	return parent ? parent->tgid : 0;
 }
 
 /* Everybody is root: there are no other users. */

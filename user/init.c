@@ -23,6 +23,9 @@ static const char *const programs[] = {
 	"/bin/tmpfstest",
 	"/bin/musltest",
 	"/bin/muslsig",
+	"/bin/muslthread",
+	"/bin/muslgroup",
+	"/bin/muslfutex",
 	"/bin/sysabi",
 	"/bin/sysclone",
 	"/bin/glibctest",
@@ -32,6 +35,9 @@ static const char *const programs[] = {
 static const char *const optional[] = {
 	"/bin/musltest",
 	"/bin/muslsig",
+	"/bin/muslthread",
+	"/bin/muslgroup",
+	"/bin/muslfutex",
 	"/bin/glibctest",
 };
 #define NOT_BUILT	(-ENOENT)

@@ -14,7 +14,8 @@
 #define STACK_SIZE	(256 * 1024ul)	/* a program's stack, RLIMIT_STACK */
 #define BRK_MAX		(64ul << 20)	/* the heap's limit, RLIMIT_DATA */
 
-enum proc_state { PROC_UNUSED, PROC_RUNNABLE, PROC_RUNNING, PROC_SLEEPING, PROC_ZOMBIE };
+/* PROC_DEAD: a thread that exited and is not waited for; the scheduler frees it once off its stack. */
+enum proc_state { PROC_UNUSED, PROC_RUNNABLE, PROC_RUNNING, PROC_SLEEPING, PROC_ZOMBIE, PROC_DEAD };
 
 /* A user memory area, as /proc/self/maps shows it. */
 struct vma {
@@ -43,8 +44,15 @@ struct mm {
 
 struct file;
 
+/*
+ * A thread, Linux's task: pid is its thread id. The threads of a process
+ * (CLONE_THREAD) form a group named by its leader's pid, tgid, which is
+ * what getpid answers (kernel/thread.c).
+ */
 struct process {
 	int pid;
+	int tgid;
+	struct process *group_leader;	/* itself for a leader; outlives the group's threads */
 	enum proc_state state;
 	char comm[16];
 	struct process *parent;
@@ -59,8 +67,8 @@ struct process {
 
 	struct mm *mm;			/* shared with the parent during vfork */
 
-	struct file *files[NOFILE];
-	uint64_t cloexec;		/* bit fd: close fd at exec (FD_CLOEXEC) */
+	struct file **files;		/* the fd[] of a struct fdtable, shared by CLONE_FILES */
+	uint64_t cloexec;		/* bit fd: close fd at exec (FD_CLOEXEC); per thread */
 	char cwd[PATH_MAX];		/* the working directory, normalized (kernel/sys_fs.c) */
 	uint32_t umask;
 
@@ -77,6 +85,10 @@ struct process {
 	uint64_t clear_child_tid;	/* CLONE_CHILD_CLEARTID, set_tid_address */
 	int exit_signal;		/* sent to the parent at exit: SIGCHLD, or clone's choice */
 	int pgid, sid;			/* process group and session */
+	uint64_t robust_list;		/* set_robust_list's head (kernel/futex.c) */
+	/* Of a group leader, for the whole group: exit_group's status. */
+	bool group_exiting;
+	int group_exit_status;
 };
 
 #define MAX_CPUS	8
@@ -138,6 +150,24 @@ __noreturn void start_init(void);
 
 /* kernel/fork.c */
 void clear_child_tid(struct process *p);
+
+/* kernel/thread.c: thread groups */
+bool thread_group_alive(const struct process *leader);	/* a thread of it still runs */
+__noreturn void do_group_exit(int status);
+int de_thread(struct process *p);
+void thread_group_set_pgrp(struct process *p, int pgid, int sid);
+#define for_each_thread(t, p) \
+	for ((t) = proc_table; (t) < proc_table + NPROC; (t)++) \
+		if ((t)->state != PROC_UNUSED && (t)->tgid == (p)->tgid)
+
+/* kernel/fdtable.c: descriptor tables */
+struct file **fdtable_alloc(void);
+struct file **fdtable_copy(struct file **files);
+struct file **fdtable_share(struct file **files);
+void fdtable_put(struct file **files);
+
+/* kernel/futex.c */
+long futex_wake(struct mm *mm, uint64_t uaddr, int n);
 
 /* kernel/sched.c */
 __noreturn void scheduler(void);

@@ -82,9 +82,16 @@ typedef struct {
 #define SS_ONSTACK	1
 #define SS_DISABLE	2
 
+/* The actions, shared by the threads of a process (CLONE_SIGHAND): kernel/sighand.c. */
+struct sighand {
+	int refs;
+	struct k_sigaction action[NSIG];
+};
+
+/* A thread's signals: pending and blocked are its own, the actions its sighand's. */
 struct signal_state {
 	uint64_t pending, blocked;		/* bit (sig - 1) */
-	struct k_sigaction action[NSIG];
+	struct k_sigaction *action;		/* the action[] of a struct sighand */
 	siginfo_t info[NSIG];			/* what the pending ones carry */
 	stack_t altstack;
 	uint64_t fault_trapno, fault_err, fault_cr2;	/* for the next frame's sigcontext */
@@ -97,8 +104,13 @@ struct trap_frame;
 
 #define SIGBIT(sig)	(1ul << ((sig) - 1))
 
-/* Queue sig for p (info NULL: sent by the kernel with SI_KERNEL). */
+/*
+ * Queue sig for p's process (info NULL: sent by the kernel with SI_KERNEL):
+ * one of its threads that does not block it takes it (kernel/thread.c).
+ */
 void send_signal(struct process *p, int sig, const siginfo_t *info);
+/* Queue sig for the thread p alone (tkill, a fault). */
+void send_signal_thread(struct process *p, int sig, const siginfo_t *info);
 /* A fault in user mode becomes a signal to the current process. */
 void force_sig_fault(int sig, int code, uint64_t addr, struct trap_frame *tf);
 /* On the way back to user mode: run the default action or build a frame. */
@@ -106,5 +118,12 @@ void deliver_signals(struct trap_frame *tf);
 bool signal_pending(struct process *p);
 /* A signal is pending that will end p when delivered (SIGKILL, or a default action that kills). */
 bool fatal_signal_pending(struct process *p);
+
+/* kernel/sighand.c */
+struct k_sigaction *sighand_alloc(void);
+struct k_sigaction *sighand_copy(struct k_sigaction *action);
+struct k_sigaction *sighand_share(struct k_sigaction *action);
+void sighand_put(struct k_sigaction *action);
+int sighand_unshare(struct k_sigaction **action);
 
 #endif

@@ -139,7 +139,15 @@ long sys_sigaltstack(const stack_t __user *ss, stack_t __user *old);
 long sys_rt_sigpending(uint64_t __user *set, size_t setsize);
 long sys_rt_sigsuspend(const uint64_t __user *mask, size_t setsize);
 long sys_pause(void);
+
+/* kernel/thread.c */
 long sys_tkill(int tid, int sig);
 long sys_tgkill(int tgid, int tid, int sig);
+
+/* kernel/futex.c */
+long sys_futex(uint32_t __user *uaddr, int op, uint32_t val, const struct timespec __user *utime,
+	       uint32_t __user *uaddr2, uint32_t val3);
+long sys_set_robust_list(uint64_t head, size_t len);
+long sys_get_robust_list(int tid, uint64_t __user *head, size_t __user *len);
 
 #endif

@@ -21,8 +21,8 @@ import harness
 import procs
 
 PROGRAMS = ["sigfault", "sigframe", "sigmask", "sigstate", "mapstest", "musltest", "muslsig",
-            "timetest", "watchdogtest", "sysabi", "sysclone", "glibctest"]
-MUSL = {"musltest", "muslsig"}
+            "muslthread", "muslgroup", "muslfutex", "timetest", "watchdogtest", "sysabi", "sysclone", "glibctest"]
+MUSL = {"musltest", "muslsig", "muslthread", "muslgroup", "muslfutex"}
 LINUX_X86_64 = pytest.mark.skipif(platform.system() != "Linux" or platform.machine() != "x86_64",
                                   reason="the programs are Linux x86-64 programs")
 

@@ -1,0 +1,194 @@
+/* Thread groups: a process's threads, exit of one vs all, exec from a thread, signals to a group. */
+#include <ccos/syscall.h>
+#include <ccos/proc.h>
+#include <ccos/errno.h>
+
+/*
+ * A process of several threads is a group of struct process, each with
+ * its own pid (the thread id), kernel stack, registers, signal mask and
+ * pending signals; they share the address space (CLONE_VM), the
+ * descriptors (CLONE_FILES) and the signal actions (CLONE_SIGHAND). The
+ * group is named by its first thread, the leader: tgid is the leader's
+ * pid, which getpid answers, kill and wait4 take, and the parent waits
+ * for. The leader's slot lives until the parent reaps the group, so every
+ * thread may point to it.
+ */
+
+static bool live(const struct process *t)
+{
+	return t->state == PROC_RUNNABLE || t->state == PROC_RUNNING || t->state == PROC_SLEEPING;
+}
+
+bool thread_group_alive(const struct process *leader)
+{
+	struct process *t;
+
+	for_each_thread(t, leader)
+		if (live(t))
+			return true;
+	return false;
+}
+
+static void kill_other_threads(struct process *p)
+{
+	struct process *t;
+
+	for_each_thread(t, p)
+		if (t != p && live(t))
+			send_signal_thread(t, SIGKILL, NULL);
+}
+
+/*
+ * exit_group, and death by a signal: every thread ends, and the first
+ * status is the group's. The others are sent SIGKILL, which they act on
+ * at their next return to user mode (a sleeping one is woken for it), and
+ * end with proc_exit there, since the group is already exiting.
+ */
+void do_group_exit(int status)
+{
+	struct process *p = current(), *leader = p->group_leader;
+
+	if (!leader->group_exiting) {
+		leader->group_exiting = true;
+		leader->group_exit_status = status;
+		kill_other_threads(p);
+	}
+	proc_exit(status);
+}
+
+/*
+ * The exec'ing thread p becomes the leader, as on Linux: it takes the
+ * leader's pid (the process keeps its id for its parent, its group and
+ * its children), its parent and exit signal, and the leader's slot, a
+ * zombie by now, is freed.
+ */
+static void take_leadership(struct process *p, struct process *leader)
+{
+	struct process *c;
+
+	for (c = proc_table; c < proc_table + NPROC; c++)
+		if (c->parent == leader && c->state != PROC_UNUSED)
+			c->parent = p;
+	p->pid = leader->pid;
+	p->group_leader = p;
+	p->parent = leader->parent;
+	p->exit_signal = leader->exit_signal;
+	if (init_process == leader)
+		init_process = p;
+	proc_free(leader);
+}
+
+/*
+ * execve from a thread of a process with others: as Linux, the others are
+ * killed first and the new program starts as a process of one thread. The
+ * group counts as exiting meanwhile, so that the threads killed end alone
+ * rather than taking p with them. -EINTR if p itself is killed meanwhile.
+ */
+int de_thread(struct process *p)
+{
+	struct process *leader = p->group_leader, *t;
+	bool others = false;
+
+	for_each_thread(t, p)
+		others |= t != p && live(t);
+	if (!others && p == leader)
+		return 0;
+	if (leader->group_exiting)
+		return -EINTR;		/* exit_group or another exec got there first */
+	leader->group_exiting = true;
+	leader->group_exit_status = SIGKILL;
+	kill_other_threads(p);
+	for (;;) {
+		others = false;
+		for_each_thread(t, p)
+			others |= t != p && live(t);
+		if (!others)
+			break;
+		if (fatal_signal_pending(p))
+			return -EINTR;
+		sleep_on(leader);	/* proc_exit wakes it as each thread goes */
+	}
+	leader->group_exiting = false;
+	if (p != leader)
+		take_leadership(p, leader);
+	return 0;
+}
+
+/* setpgid and setsid move the whole process: every thread of it. */
+void thread_group_set_pgrp(struct process *p, int pgid, int sid)
+{
+	struct process *t;
+
+	for_each_thread(t, p) {
+		t->pgid = pgid;
+		t->sid = sid;
+	}
+}
+
+/*
+ * A signal for a process goes to one of its threads that does not block
+ * it: the one named if it can take it, else the first that can, as
+ * Linux's complete_signal chooses. When every thread blocks it, it waits
+ * in the pending set of the one named (or of a live one, the leader having
+ * ended), and only that thread will take it when it unblocks it.
+ */
+void send_signal(struct process *p, int sig, const siginfo_t *info)
+{
+	struct process *t, *to = live(p) ? p : NULL;
+
+	if (!to || (to->sig.blocked & SIGBIT(sig))) {
+		for_each_thread(t, p) {
+			if (live(t) && !(t->sig.blocked & SIGBIT(sig))) {
+				to = t;
+				break;
+			}
+			if (live(t) && !to)
+				to = t;
+		}
+	}
+	if (to)
+		send_signal_thread(to, sig, info);
+}
+
+/*
+ * tkill and tgkill send to one thread; tgkill checks that it belongs to
+ * the process tgid, so that a thread id reused since cannot be hit by
+ * mistake. si_code SI_TKILL tells the receiver how it came (musl's raise
+ * and pthread_kill use tkill).
+ */
+static long send_to_thread(int tgid, int tid, int sig)
+{
+	struct process *p = proc_find(tid);
+	siginfo_t info = { .si_signo = sig, .si_code = SI_TKILL };
+
+	if (tid <= 0 || sig < 0 || sig > NSIG)
+		return -EINVAL;
+	if (!p || (tgid >= 0 && tgid != p->tgid))
+		return -ESRCH;
+	info.kill.pid = current()->tgid;
+	if (sig && live(p))
+		send_signal_thread(p, sig, &info);
+	return 0;
+}
+
+long sys_tkill(int tid, int sig)
+{
+	return send_to_thread(-1, tid, sig);
+}
+
+long sys_tgkill(int tgid, int tid, int sig)
+{
+	if (tgid <= 0)
+		return -EINVAL;
+	return send_to_thread(tgid, tid, sig);
+}
+
+long sys_getpid(void)
+{
+	return current()->tgid;
+}
+
+long sys_gettid(void)
+{
+	return current()->pid;
+}

@@ -1,0 +1,315 @@
+/* muslgroup: an unmodified static musl program: a process's threads as a group: signals, exit, wait4, exec, /proc. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/wait.h>
+#include "ktap.h"
+#include "threadutil.h"
+
+/*
+ * Built with musl-gcc -static, it runs as it is on ccos and on Linux: the
+ * threads of a process as a group. A signal to the process goes to a
+ * thread that does not block it, pthread_kill and tgkill to one thread;
+ * exit from any thread ends them all, the main thread's pthread_exit only
+ * itself; wait4 sees the process when its last thread ends; exec from a
+ * thread leaves one thread with the process's pid. Each case runs in a
+ * child process of its own (ktap_case).
+ */
+
+static char **g_argv;
+static sem_t sem;
+
+/* ---- signals: to the process, to one thread ---- */
+
+static volatile long handled_tid;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	handled_tid = gettid_();
+	sem_post(&sem);
+}
+
+static void *worker_wait(void *arg)
+{
+	long *tid = arg;
+
+	*tid = gettid_();
+	sem_post(&sem);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* Start n threads that wait in pause() with sig unblocked; their tids. */
+static void start_waiters(pthread_t *t, long *tids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, worker_wait, &tids[i]);
+	for (i = 0; i < n; i++)
+		sem_wait(&sem);
+}
+
+/* kill() to the process: the main thread blocks SIGUSR1, so a thread that does not takes it. */
+static int test_signal_to_process(void)
+{
+	pthread_t t;
+	long tid;
+	sigset_t set;
+
+	sem_init(&sem, 0, 0);
+	signal(SIGUSR1, on_signal);
+	start_waiters(&t, &tid, 1);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	kill(getpid(), SIGUSR1);
+	while (sem_wait(&sem))
+		;
+	return handled_tid == tid ? 1 : fail("SIGUSR1 handled by tid %ld, not the thread %ld "
+					     "that does not block it", handled_tid, tid);
+}
+
+/* pthread_kill (tkill) and tgkill reach the one thread named, and only in its process. */
+static int test_signal_to_thread(void)
+{
+	pthread_t t[3];
+	long tids[3];
+
+	sem_init(&sem, 0, 0);
+	signal(SIGUSR2, on_signal);
+	start_waiters(t, tids, 3);
+	pthread_kill(t[1], SIGUSR2);
+	while (sem_wait(&sem))
+		;
+	if (handled_tid != tids[1])
+		return fail("pthread_kill: handled by tid %ld, not %ld", handled_tid, tids[1]);
+	if (syscall(SYS_tgkill, getpid(), tids[2], SIGUSR2))
+		return fail("tgkill(pid, tid, SIGUSR2): %s", strerror(errno));
+	while (sem_wait(&sem))
+		;
+	if (handled_tid != tids[2])
+		return fail("tgkill: handled by tid %ld, not %ld", handled_tid, tids[2]);
+	if (syscall(SYS_tgkill, getppid(), tids[2], 0) != -1 || errno != ESRCH)
+		return fail("tgkill with another process's id did not fail with ESRCH");
+	return 1;
+}
+
+/* ---- exit: one thread vs the process; wait4; exec ---- */
+
+/* Run body in a child process and return its wait status (-1 on failure). */
+static int in_child(void (*body)(void))
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		body();
+		_exit(100);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
+}
+
+static void *worker_exit7(void *arg)
+{
+	(void)arg;
+	sleep_ms(20);
+	exit(7);		/* exit_group: the whole process */
+}
+
+static void *worker_sleep(void *arg)
+{
+	(void)arg;
+	for (;;)
+		sleep_ms(1000);
+	return NULL;
+}
+
+static void body_exit_group(void)
+{
+	pthread_t t;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		pthread_create(&t, NULL, worker_sleep, NULL);
+	pthread_create(&t, NULL, worker_exit7, NULL);
+	pthread_join(t, NULL);	/* never returns: exit(7) ends every thread */
+}
+
+static int test_exit_group(void)
+{
+	struct timespec t0;
+	int status;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	status = in_child(body_exit_group);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 7)
+		return fail("wait status %#x, not exit 7", status);
+	return elapsed_ms(&t0) < 900 ? 1 : fail("took %ld ms: sleeping threads were not ended",
+						elapsed_ms(&t0));
+}
+
+static int pipefd[2];
+
+static void *worker_late(void *arg)
+{
+	(void)arg;
+	sleep_ms(200);
+	write(pipefd[1], "w", 1);
+	exit(9);
+}
+
+static void *lone_main(void *arg)
+{
+	pthread_t t;
+
+	(void)arg;
+	pthread_create(&t, NULL, worker_late, NULL);
+	return NULL;
+}
+
+/*
+ * The main thread ends (pthread_exit) while another runs on: the process
+ * lives, kill(pid, 0) finds it, and wait4 reports it only when the last
+ * thread has gone, with that thread's exit status.
+ */
+static int test_main_exits_first(void)
+{
+	char c;
+	int status;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return fail("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid == 0) {
+		lone_main(NULL);
+		pthread_exit(NULL);
+	}
+	sleep_ms(60);
+	if (waitpid(pid, &status, WNOHANG) != 0)
+		return fail("wait4 reported the process while a thread still ran");
+	if (kill(pid, 0))
+		return fail("kill(pid, 0) after the main thread's exit: %s", strerror(errno));
+	if (waitpid(pid, &status, 0) != pid)
+		return fail("waitpid: %s", strerror(errno));
+	if (read(pipefd[0], &c, 1) != 1)
+		return fail("the last thread did not write before the process was reaped");
+	return WIFEXITED(status) && WEXITSTATUS(status) == 9 ? 1 :
+	       fail("wait status %#x, not exit 9", status);
+}
+
+/* A signal whose default action kills ends every thread. */
+static int test_fatal_signal(void)
+{
+	pthread_t t;
+	int status, i;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (i = 0; i < 3; i++)
+			pthread_create(&t, NULL, worker_sleep, NULL);
+		worker_sleep(NULL);
+	}
+	sleep_ms(50);
+	kill(pid, SIGTERM);
+	if (waitpid(pid, &status, 0) != pid)
+		return fail("waitpid: %s", strerror(errno));
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM ? 1 :
+	       fail("wait status %#x, not killed by SIGTERM", status);
+}
+
+/* After exec the process is one thread again, with its pid: see exec_check in main. */
+static void *worker_exec(void *arg)
+{
+	char pid[16];
+	char *argv[] = { g_argv[0], "exec-check", pid, NULL };
+
+	(void)arg;
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	execv(g_argv[0], argv);
+	_exit(101);
+}
+
+static void body_exec(void)
+{
+	pthread_t t;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		pthread_create(&t, NULL, worker_sleep, NULL);
+	pthread_create(&t, NULL, worker_exec, NULL);
+	for (;;)
+		pause();
+}
+
+static int test_exec_from_thread(void)
+{
+	int status = in_child(body_exec);
+
+	return WIFEXITED(status) && WEXITSTATUS(status) == 42 ? 1 :
+	       fail("wait status %#x, not exit 42 (see exec_check)", status);
+}
+
+static int exec_check(const char *pid)
+{
+	long threads = status_field("Threads");
+
+	if (getpid() != atoi(pid) || gettid_() != getpid() || threads != 1) {
+		printf("# after exec from a thread: pid %d (was %s), tid %ld, %ld threads\n",
+		       getpid(), pid, gettid_(), threads);
+		return 1;
+	}
+	return 42;
+}
+
+/* ---- /proc, fork from a thread ---- */
+
+/* /proc/self/status counts the threads and names the process. */
+static int test_proc_status(void)
+{
+	pthread_t t[3];
+	long tids[3];
+	long threads, tgid;
+
+	sem_init(&sem, 0, 0);
+	start_waiters(t, tids, 3);
+	threads = status_field("Threads");
+	tgid = status_field("Tgid");
+	if (threads != 4 || tgid != getpid())
+		return fail("/proc/self/status: Threads %ld Tgid %ld, not 4 and %d", threads,
+			    tgid, getpid());
+	return 1;
+}
+
+static const struct {
+	const char *name;
+	int (*run)(void);
+} tests[] = {
+	{ "signal_to_process_unblocked_thread", test_signal_to_process },
+	{ "pthread_kill_tgkill_one_thread", test_signal_to_thread },
+	{ "exit_from_thread_ends_process", test_exit_group },
+	{ "main_thread_exits_first", test_main_exits_first },
+	{ "fatal_signal_ends_all_threads", test_fatal_signal },
+	{ "exec_from_thread", test_exec_from_thread },
+	{ "proc_self_status_threads", test_proc_status },
+};
+
+int main(int argc, char **argv)
+{
+	unsigned i;
+
+	g_argv = argv;
+	if (argc == 3 && !strcmp(argv[1], "exec-check"))
+		return exec_check(argv[2]);
+	ktap_plan(sizeof(tests) / sizeof(tests[0]));
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+		ktap_case(tests[i].name, tests[i].run);
+	return ktap_done();
+}
