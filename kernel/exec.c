@@ -111,6 +111,8 @@ int exec_image(struct process *p, const char *path, char *const argv[], int argc
 	err = de_thread(p);
 	if (!err)
 		err = sighand_unshare(&p->sig.action);	/* exec resets them: its own now */
+	if (!err)
+		err = fdtable_unshare(&p->files);	/* and closes some, as Linux's unshare_files */
 	if (err) {
 		mm_release(mm);
 		return err;

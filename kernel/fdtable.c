@@ -2,58 +2,49 @@
 #include <ccos/proc.h>
 #include <ccos/file.h>
 #include <ccos/mm.h>
+#include <ccos/errno.h>
 #include <ccos/lib.h>
 
 /*
- * A process reaches its table as p->files, the fd[] array below, so that
- * p->files[fd] names descriptor fd; refs counts the processes sharing it.
- * The table and its refs are the kernel lock's (docs/smp.md).
+ * p->files->fd[fd] is descriptor fd; refs counts the processes and
+ * threads sharing the table. The table and its refs are the kernel
+ * lock's (docs/smp.md).
  */
-struct fdtable {
-	int refs;
-	struct file *fd[NOFILE];
-};
-
-static struct fdtable *fdtable_of(struct file **files)
-{
-	return container_of(files, struct fdtable, fd[0]);
-}
 
 /* An empty table, or NULL when out of memory. */
-struct file **fdtable_alloc(void)
+struct fdtable *fdtable_alloc(void)
 {
 	struct fdtable *t = kzalloc(sizeof(*t));
 
-	if (!t)
-		return NULL;
-	t->refs = 1;
-	return t->fd;
+	if (t)
+		t->refs = 1;
+	return t;
 }
 
-/* fork's copy: each open file gets one more reference. */
-struct file **fdtable_copy(struct file **files)
+/* fork's copy: each open file gets one more reference; close-on-exec marks too. */
+struct fdtable *fdtable_copy(struct fdtable *t)
 {
-	struct file **copy = fdtable_alloc();
+	struct fdtable *copy = fdtable_alloc();
 	int fd;
 
 	if (!copy)
 		return NULL;
 	for (fd = 0; fd < NOFILE; fd++)
-		if (files[fd])
-			copy[fd] = file_get(files[fd]);
+		if (t->fd[fd])
+			copy->fd[fd] = file_get(t->fd[fd]);
+	copy->cloexec = t->cloexec;
 	return copy;
 }
 
-struct file **fdtable_share(struct file **files)
+struct fdtable *fdtable_share(struct fdtable *t)
 {
-	fdtable_of(files)->refs++;
-	return files;
+	t->refs++;
+	return t;
 }
 
 /* The last process to let go of the table closes its files. */
-void fdtable_put(struct file **files)
+void fdtable_put(struct fdtable *t)
 {
-	struct fdtable *t = fdtable_of(files);
 	int fd;
 
 	if (--t->refs)
@@ -62,4 +53,18 @@ void fdtable_put(struct file **files)
 		if (t->fd[fd])
 			file_put(t->fd[fd]);
 	kfree(t);
+}
+
+/* Make *t the caller's own (a copy if another process shares it): 0 or -ENOMEM. */
+int fdtable_unshare(struct fdtable **t)
+{
+	struct fdtable *copy;
+
+	if ((*t)->refs == 1)
+		return 0;
+	if (!(copy = fdtable_copy(*t)))
+		return -ENOMEM;
+	fdtable_put(*t);
+	*t = copy;
+	return 0;
 }

@@ -133,9 +133,9 @@ int fd_install(struct file *f)
 	int fd;
 
 	for (fd = 0; fd < NOFILE; fd++) {
-		if (!p->files[fd]) {
-			p->files[fd] = f;
-			p->cloexec &= ~(1ull << fd);
+		if (!p->files->fd[fd]) {
+			p->files->fd[fd] = f;
+			p->files->cloexec &= ~(1ull << fd);
 			return fd;
 		}
 	}
@@ -159,5 +159,5 @@ struct file *fd_file(unsigned int fd)
 {
 	if (fd >= NOFILE)
 		return NULL;
-	return current()->files[fd];
+	return current()->files->fd[fd];
 }

@@ -24,12 +24,10 @@
 #define CLONE_CHILD_SETTID	0x01000000
 
 /*
- * What ccos does. CLONE_FS would share the working directory and umask:
- * ccos gives each thread a copy (a chdir is seen by the thread that made
- * it). CLONE_SYSVSEM shares System V semaphore undo lists, which ccos does
- * not have. CLONE_DETACHED is ignored, as by Linux since 2.6. The rest
- * (namespaces, CLONE_PARENT, CLONE_PTRACE, ...) is EINVAL, Linux's answer
- * to flags it cannot honour.
+ * What ccos does. CLONE_SYSVSEM shares System V semaphore undo lists,
+ * which ccos does not have. CLONE_DETACHED is ignored, as by Linux since
+ * 2.6. The rest (namespaces, CLONE_PARENT, CLONE_PTRACE, ...) is EINVAL,
+ * Linux's answer to flags it cannot honour.
  */
 #define CLONE_SUPPORTED	(CSIGNAL | CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | \
 			 CLONE_VFORK | CLONE_THREAD | CLONE_SYSVSEM | CLONE_SETTLS | \
@@ -78,7 +76,7 @@ static bool clone_flags_valid(uint64_t flags)
 	return !(flags & CLONE_SIGHAND) || (flags & CLONE_VM);
 }
 
-/* The address space, descriptors and actions: shared or copied, as flags say. */
+/* The address space, descriptors, directory and actions: shared or copied, as flags say. */
 static int share_or_copy(struct process *parent, struct process *child, uint64_t flags)
 {
 	if (flags & CLONE_VM) {
@@ -89,9 +87,10 @@ static int share_or_copy(struct process *parent, struct process *child, uint64_t
 	}
 	child->files = flags & CLONE_FILES ? fdtable_share(parent->files) :
 					     fdtable_copy(parent->files);
+	child->fs = flags & CLONE_FS ? fs_share(parent->fs) : fs_copy(parent->fs);
 	child->sig.action = flags & CLONE_SIGHAND ? sighand_share(parent->sig.action) :
 						    sighand_copy(parent->sig.action);
-	return child->files && child->sig.action ? 0 : -ENOMEM;
+	return child->files && child->fs && child->sig.action ? 0 : -ENOMEM;
 }
 
 static void undo_clone(struct process *child)
@@ -100,6 +99,8 @@ static void undo_clone(struct process *child)
 		mm_release(child->mm);
 	if (child->files)
 		fdtable_put(child->files);
+	if (child->fs)
+		fs_put(child->fs);
 	if (child->sig.action)
 		sighand_put(child->sig.action);
 	proc_free(child);
@@ -153,9 +154,6 @@ static long do_clone(uint64_t flags, uint64_t newsp, int __user *ptid, uint64_t 
 	memcpy(child->fpu, parent->fpu, sizeof(child->fpu));
 	child->fs_base = flags & CLONE_SETTLS ? tls : parent->fs_base;
 	child->gs_base = parent->gs_base;
-	child->cloexec = parent->cloexec;
-	memcpy(child->cwd, parent->cwd, sizeof(child->cwd));
-	child->umask = parent->umask;
 	child->sig.blocked = parent->sig.blocked;
 	/* A new stack in the same memory (a thread) starts without the creator's alternate one. */
 	if ((flags & (CLONE_VM | CLONE_VFORK)) != CLONE_VM)

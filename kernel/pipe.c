@@ -152,15 +152,15 @@ long sys_pipe2(int __user *ufds, int flags)
 	fds[1] = fds[0] < 0 ? -EMFILE : fd_install(wf);
 	if (fds[1] < 0 || copy_to_user(ufds, fds, sizeof(fds))) {
 		if (fds[0] >= 0)
-			p->files[fds[0]] = NULL;
+			p->files->fd[fds[0]] = NULL;
 		if (fds[1] >= 0)
-			p->files[fds[1]] = NULL;
+			p->files->fd[fds[1]] = NULL;
 		file_put(rf);
 		file_put(wf);
 		return fds[1] < 0 ? -EMFILE : -EFAULT;
 	}
 	if (flags & O_CLOEXEC)
-		p->cloexec |= (1ull << fds[0]) | (1ull << fds[1]);
+		p->files->cloexec |= (1ull << fds[0]) | (1ull << fds[1]);
 	return 0;
 }
 

@@ -166,6 +166,7 @@ void proc_exit(int status)
 		power_off(code);
 	}
 	fdtable_put(p->files);
+	fs_put(p->fs);
 	sighand_put(p->sig.action);
 	clear_child_tid(p);
 	mm_release(p->mm);
@@ -277,17 +278,16 @@ void start_init(void)
 	p->tgid = p->pgid = p->sid = p->pid;
 	p->group_leader = p;
 	p->files = fdtable_alloc();
+	p->fs = fs_alloc();
 	p->sig.action = sighand_alloc();
-	if (!p->files || !p->sig.action)
-		panic("no memory for process 1's files and signal actions");
-	strlcpy(p->cwd, "/", sizeof(p->cwd));
-	p->umask = 022;
+	if (!p->files || !p->fs || !p->sig.action)
+		panic("no memory for process 1's files, directory and signal actions");
 	argv[0] = boot_options.init;
 	for (i = 0; i < boot_options.init_argc; i++)
 		argv[i + 1] = boot_options.init_argv[i];
 	for (i = 0; i < 3; i++) {
-		p->files[i] = i ? file_get(p->files[0]) : console_file();
-		if (!p->files[i])
+		p->files->fd[i] = i ? file_get(p->files->fd[0]) : console_file();
+		if (!p->files->fd[i])
 			panic("no memory for the console file");
 	}
 	err = exec_image(p, boot_options.init, argv, boot_options.init_argc + 1, envp, 2);

@@ -16,9 +16,9 @@
 static void set_cloexec(struct process *p, int fd, bool on)
 {
 	if (on)
-		p->cloexec |= 1ull << fd;
+		p->files->cloexec |= 1ull << fd;
 	else
-		p->cloexec &= ~(1ull << fd);
+		p->files->cloexec &= ~(1ull << fd);
 }
 
 /* The lowest free descriptor at or above min. */
@@ -30,8 +30,8 @@ static long dup_from(struct file *f, unsigned long min, bool cloexec)
 	if (min >= NOFILE)
 		return -EINVAL;		/* as Linux for a minimum past RLIMIT_NOFILE */
 	for (fd = min; fd < NOFILE; fd++) {
-		if (!p->files[fd]) {
-			p->files[fd] = file_get(f);
+		if (!p->files->fd[fd]) {
+			p->files->fd[fd] = file_get(f);
 			set_cloexec(p, fd, cloexec);
 			return fd;
 		}
@@ -59,9 +59,9 @@ long sys_dup3(unsigned int oldfd, unsigned int newfd, int flags)
 		return -EBADF;
 	if (oldfd == newfd)
 		return -EINVAL;
-	if (p->files[newfd])
-		file_put(p->files[newfd]);
-	p->files[newfd] = file_get(f);
+	if (p->files->fd[newfd])
+		file_put(p->files->fd[newfd]);
+	p->files->fd[newfd] = file_get(f);
 	set_cloexec(p, newfd, flags & O_CLOEXEC);
 	return newfd;
 }
@@ -85,7 +85,7 @@ long sys_fcntl(unsigned int fd, unsigned int cmd, uint64_t arg)
 	case F_DUPFD_CLOEXEC:
 		return dup_from(f, arg, cmd == F_DUPFD_CLOEXEC);
 	case F_GETFD:
-		return (p->cloexec >> fd) & 1 ? FD_CLOEXEC : 0;
+		return (p->files->cloexec >> fd) & 1 ? FD_CLOEXEC : 0;
 	case F_SETFD:
 		set_cloexec(p, fd, arg & FD_CLOEXEC);
 		return 0;
@@ -104,10 +104,10 @@ void close_on_exec(struct process *p)
 	int fd;
 
 	for (fd = 0; fd < NOFILE; fd++) {
-		if (p->files[fd] && ((p->cloexec >> fd) & 1)) {
-			file_put(p->files[fd]);
-			p->files[fd] = NULL;
+		if (p->files->fd[fd] && ((p->files->cloexec >> fd) & 1)) {
+			file_put(p->files->fd[fd]);
+			p->files->fd[fd] = NULL;
 		}
 	}
-	p->cloexec = 0;
+	p->files->cloexec = 0;
 }

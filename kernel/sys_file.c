@@ -76,7 +76,7 @@ long sys_close(unsigned int fd)
 
 	if (!f)
 		return -EBADF;
-	current()->files[fd] = NULL;
+	current()->files->fd[fd] = NULL;
 	file_put(f);
 	return 0;
 }

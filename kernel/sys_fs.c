@@ -83,7 +83,7 @@ static long get_path(int dirfd, const char __user *upath, char *out)
 	if (raw[0] == '/') {
 		strlcpy(out, "/", PATH_MAX);
 	} else if (dirfd == AT_FDCWD) {
-		strlcpy(out, current()->cwd, PATH_MAX);
+		strlcpy(out, current()->fs->cwd, PATH_MAX);
 	} else {
 		if (!(f = fd_file(dirfd)))
 			return -EBADF;
@@ -142,7 +142,7 @@ static struct file *open_path(const char *path, int flags, uint32_t mode, long *
 	struct file *f;
 
 	if (rel) {
-		f = tmpfs_open(rel, flags, mode & ~current()->umask, err);
+		f = tmpfs_open(rel, flags, mode & ~current()->fs->umask, err);
 	} else if (find_vdir(path)) {
 		*err = (flags & O_ACCMODE) ? -EISDIR : (flags & O_CREAT) ? -EISDIR : 0;
 		f = *err ? NULL : file_new(&vdir_ops, NULL, 0);
@@ -182,7 +182,7 @@ long sys_openat(int dirfd, const char __user *upath, int flags, unsigned int mod
 	if (fd < 0)
 		file_put(f);
 	else if (flags & O_CLOEXEC)
-		current()->cloexec |= 1ull << fd;
+		current()->files->cloexec |= 1ull << fd;
 	return fd;
 }
 
@@ -283,7 +283,7 @@ long sys_mkdirat(int dirfd, const char __user *upath, unsigned int mode)
 		return err;
 	if (!(rel = in_tmp(path)))
 		return read_only(path) == -ENOENT ? -EROFS : -EEXIST;
-	return tmpfs_mkdir(rel, mode & ~current()->umask);
+	return tmpfs_mkdir(rel, mode & ~current()->fs->umask);
 }
 
 long sys_mkdir(const char __user *path, unsigned int mode)
@@ -373,9 +373,9 @@ long sys_ftruncate(unsigned int fd, long len)
 
 long sys_umask(int mask)
 {
-	long old = current()->umask;
+	long old = current()->fs->umask;
 
-	current()->umask = mask & 0777;
+	current()->fs->umask = mask & 0777;
 	return old;
 }
 
@@ -388,7 +388,7 @@ static long change_dir(const char *path)
 		return err;
 	if ((st.st_mode & S_IFMT) != S_IFDIR)
 		return -ENOTDIR;
-	strlcpy(current()->cwd, path, PATH_MAX);
+	strlcpy(current()->fs->cwd, path, PATH_MAX);
 	return 0;
 }
 
@@ -413,11 +413,11 @@ long sys_fchdir(unsigned int fd)
 
 long sys_getcwd(char __user *buf, unsigned long size)
 {
-	size_t len = strlen(current()->cwd) + 1;
+	size_t len = strlen(current()->fs->cwd) + 1;
 
 	if (size < len)
 		return -ERANGE;
-	return copy_to_user(buf, current()->cwd, len) ? -EFAULT : (long)len;
+	return copy_to_user(buf, current()->fs->cwd, len) ? -EFAULT : (long)len;
 }
 
 /* struct linux_dirent64: d_ino, d_off, d_reclen, d_type, then the name and a NUL, 8-aligned. */

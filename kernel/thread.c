@@ -7,11 +7,12 @@
  * A process of several threads is a group of struct process, each with
  * its own pid (the thread id), kernel stack, registers, signal mask and
  * pending signals; they share the address space (CLONE_VM), the
- * descriptors (CLONE_FILES) and the signal actions (CLONE_SIGHAND). The
- * group is named by its first thread, the leader: tgid is the leader's
- * pid, which getpid answers, kill and wait4 take, and the parent waits
- * for. The leader's slot lives until the parent reaps the group, so every
- * thread may point to it.
+ * descriptors (CLONE_FILES), the directory and umask (CLONE_FS) and the
+ * signal actions (CLONE_SIGHAND). The group is named by its first
+ * thread, the leader: tgid is the leader's pid, which getpid answers,
+ * kill and wait4 take, and the parent waits for. The leader's slot lives
+ * until the parent reaps the group, so every thread may point to it. All
+ * of it is the kernel lock's (docs/smp.md).
  */
 
 static bool live(const struct process *t)

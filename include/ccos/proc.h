@@ -67,10 +67,8 @@ struct process {
 
 	struct mm *mm;			/* shared with the parent during vfork */
 
-	struct file **files;		/* the fd[] of a struct fdtable, shared by CLONE_FILES */
-	uint64_t cloexec;		/* bit fd: close fd at exec (FD_CLOEXEC); per thread */
-	char cwd[PATH_MAX];		/* the working directory, normalized (kernel/sys_fs.c) */
-	uint32_t umask;
+	struct fdtable *files;		/* descriptors, shared by CLONE_FILES (kernel/fdtable.c) */
+	struct fs_struct *fs;		/* directory and umask, shared by CLONE_FS (kernel/fs_struct.c) */
 
 	/* Sleeping: on a channel, until a time, or both. */
 	const void *wait_chan;
@@ -160,11 +158,32 @@ void thread_group_set_pgrp(struct process *p, int pgid, int sid);
 	for ((t) = proc_table; (t) < proc_table + NPROC; (t)++) \
 		if ((t)->state != PROC_UNUSED && (t)->tgid == (p)->tgid)
 
-/* kernel/fdtable.c: descriptor tables */
-struct file **fdtable_alloc(void);
-struct file **fdtable_copy(struct file **files);
-struct file **fdtable_share(struct file **files);
-void fdtable_put(struct file **files);
+/* A process's descriptors: one table shared by its threads (CLONE_FILES), copied by fork. */
+struct fdtable {
+	int refs;
+	uint64_t cloexec;		/* bit fd: close fd at exec (FD_CLOEXEC) */
+	struct file *fd[NOFILE];
+};
+
+/* kernel/fdtable.c */
+struct fdtable *fdtable_alloc(void);
+struct fdtable *fdtable_copy(struct fdtable *t);
+struct fdtable *fdtable_share(struct fdtable *t);
+void fdtable_put(struct fdtable *t);
+int fdtable_unshare(struct fdtable **t);
+
+/* Where relative paths start, and the umask: shared by CLONE_FS, copied by fork. */
+struct fs_struct {
+	int refs;
+	uint32_t umask;
+	char cwd[PATH_MAX];		/* the working directory, normalized (kernel/sys_fs.c) */
+};
+
+/* kernel/fs_struct.c */
+struct fs_struct *fs_alloc(void);
+struct fs_struct *fs_copy(struct fs_struct *fs);
+struct fs_struct *fs_share(struct fs_struct *fs);
+void fs_put(struct fs_struct *fs);
 
 /* kernel/futex.c */
 long futex_wake(struct mm *mm, uint64_t uaddr, int n);

@@ -3,6 +3,8 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <sys/wait.h>
 #include "ktap.h"
@@ -282,6 +284,42 @@ static int test_fork_from_thread(void)
 	       fail("the child's wait status %#lx, not exit 5", (long)status);
 }
 
+/* ---- what threads share besides memory: descriptors, directory, umask ---- */
+
+static int shared_fds[2];
+
+static void *worker_share(void *arg)
+{
+	(void)arg;
+	if (pipe2(shared_fds, O_CLOEXEC) || chdir("/tmp"))
+		return (void *)1;
+	umask(077);
+	return NULL;
+}
+
+/* A thread's pipe2, chdir and umask are the process's (CLONE_FILES, CLONE_FS). */
+static int test_share_files_fs(void)
+{
+	pthread_t t;
+	void *ret;
+	char cwd[64], c = 0;
+
+	umask(022);
+	pthread_create(&t, NULL, worker_share, NULL);
+	pthread_join(t, &ret);
+	if (ret)
+		return fail("pipe2 or chdir in the thread failed");
+	if (write(shared_fds[1], "x", 1) != 1 || read(shared_fds[0], &c, 1) != 1 || c != 'x')
+		return fail("the thread's pipe does not work from the main thread");
+	if (fcntl(shared_fds[0], F_GETFD) != FD_CLOEXEC)
+		return fail("the thread's O_CLOEXEC is not seen by the main thread");
+	if (!getcwd(cwd, sizeof(cwd)) || strcmp(cwd, "/tmp"))
+		return fail("the main thread's directory is %s after the thread's chdir(/tmp)", cwd);
+	if (umask(022) != 077)
+		return fail("the thread's umask(077) is not the main thread's");
+	return 1;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(void);
@@ -293,6 +331,7 @@ static const struct {
 	{ "cond_timedwait_timeout", test_cond_timeout },
 	{ "detached_threads_semaphore", test_detached },
 	{ "fork_from_thread", test_fork_from_thread },
+	{ "files_directory_umask_shared", test_share_files_fs },
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,46 @@
+/* A process's working directory and umask: shared by its threads (CLONE_FS), copied by fork. */
+#include <ccos/proc.h>
+#include <ccos/mm.h>
+#include <ccos/lib.h>
+
+/*
+ * p->fs->cwd is where relative paths start and p->fs->umask what open and
+ * mkdir clear from a mode (kernel/sys_fs.c); refs counts the processes
+ * and threads sharing them. All are the kernel lock's (docs/smp.md).
+ */
+
+/* The root, umask 022: init's. NULL when out of memory. */
+struct fs_struct *fs_alloc(void)
+{
+	struct fs_struct *fs = kzalloc(sizeof(*fs));
+
+	if (!fs)
+		return NULL;
+	fs->refs = 1;
+	fs->umask = 022;
+	strlcpy(fs->cwd, "/", sizeof(fs->cwd));
+	return fs;
+}
+
+struct fs_struct *fs_copy(struct fs_struct *fs)
+{
+	struct fs_struct *copy = kmalloc(sizeof(*copy));
+
+	if (!copy)
+		return NULL;
+	*copy = *fs;
+	copy->refs = 1;
+	return copy;
+}
+
+struct fs_struct *fs_share(struct fs_struct *fs)
+{
+	fs->refs++;
+	return fs;
+}
+
+void fs_put(struct fs_struct *fs)
+{
+	if (!--fs->refs)
+		kfree(fs);
+}
