@@ -68,6 +68,16 @@ static __noinline void kernel_page_fault(struct trap_frame *tf, uint64_t addr)
 		    tf->rip, sym ? sym : "?", off);
 }
 
+/* Every page fault but xonly's calls (out of line: those pay nothing for it). */
+static __noinline void ordinary_page_fault(struct trap_frame *tf, uint64_t addr)
+{
+	if (!user_mode(tf)) {
+		kernel_page_fault(tf, addr);
+		return;
+	}
+	user_page_fault(tf, addr);	/* the process's problem: SIGSEGV, si_addr = CR2 */
+}
+
 static void page_fault(struct trap_frame *tf)
 {
 	uint64_t addr = read_cr2();
@@ -81,11 +91,7 @@ static void page_fault(struct trap_frame *tf)
 	/* LAB xonly: STUB
 	// xonly's calls go the ordinary way, to vsyscall_fault below.
 	   LAB xonly: END */
-	if (!user_mode(tf)) {
-		kernel_page_fault(tf, addr);
-		return;
-	}
-	user_page_fault(tf, addr);	/* the process's problem: SIGSEGV, si_addr = CR2 */
+	ordinary_page_fault(tf, addr);
 }
 
 void page_fault_init(void)

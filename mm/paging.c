@@ -5,6 +5,7 @@
 #include <ccos/lib.h>
 #include <ccos/x86.h>
 #include <ccos/errno.h>
+#include <ccos/uaccess.h>
 
 uint64_t kernel_pml4;
 uint64_t direct_map_end;	/* physical memory below this is at phys_to_virt() */
@@ -369,6 +370,7 @@ void paging_init(void)
 
 	write_cr3(kernel_pml4);
 	enable_protections();
+	smap_patch_init();
 	printk("paging: NX on, WP on, SMEP %s, SMAP %s, UMIP %s\n",
 	       read_cr4() & CR4_SMEP ? "on" : "not supported",
 	       read_cr4() & CR4_SMAP ? "on" : "not supported",

@@ -4,6 +4,27 @@
 #include <ccos/errno.h>
 #include <ccos/lib.h>
 
+extern const uint64_t __smap_sites_start[], __smap_sites_end[];
+
+/*
+ * Without SMAP, every stac and clac (0f 01 cb, 0f 01 ca) becomes the
+ * 3-byte nop 0f 1f 00 (SDM Vol. 2B, NOP). Once, on the boot CPU, before
+ * any user access and before any other CPU runs: the text is written
+ * through its direct-map alias, writable until mark_ro_after_init. The
+ * function's return is the jump that SDM Vol. 3 §8.1.3 asks for between
+ * modifying code and executing it.
+ */
+void smap_patch_init(void)
+{
+	static const uint8_t nop3[3] = { 0x0f, 0x1f, 0x00 };
+	const uint64_t *site;
+
+	if (cpu_has_smap)
+		return;
+	for (site = __smap_sites_start; site < __smap_sites_end; site++)
+		memcpy(phys_to_virt(virt_to_phys((void *)*site)), nop3, sizeof(nop3));
+}
+
 /*
  * One rep movsq when n is a multiple of 8 (a 16-byte timespec is two
  * steps, not sixteen), else one rep movsb. If it faults, the

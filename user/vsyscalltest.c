@@ -399,6 +399,7 @@ static const struct {
 	{ "page_bytes", test_page_bytes, 0 },
 	{ "call_every_offset", test_every_offset, 0 },
 	{ "bad_pointers_sigsegv_nothing_written", test_bad_pointers, 0 },
+	{ "outputs_across_pages_nothing_written", test_outputs_across_pages, 0 },
 	{ "bad_stack_sigsegv", test_bad_stack, 0 },
 	{ "seccomp_strict", test_seccomp, 0 },
 	{ "vvar_readable_jiffies_advance", test_vvar_readable, 0 },

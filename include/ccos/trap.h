@@ -39,9 +39,10 @@ enum {
 #define IRQ_BASE		0x20	/* legacy PIC lines 0-15 -> vectors 0x20-0x2f */
 #define VSYSCALL_EMU_VECTOR	0xcc
 
+/* The saved CS's RPL: 3 in user mode, 0 in the kernel (ccos uses no other ring). */
 static inline bool user_mode(const struct trap_frame *tf)
 {
-	return (tf->cs & 3) == 3;
+	return tf->cs & 3;
 }
 
 typedef void (*trap_handler_t)(struct trap_frame *tf);

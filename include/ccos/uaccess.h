@@ -22,76 +22,86 @@ long strncpy_from_user(char *dst, const char __user *src, size_t max);
 /*
  * With SMAP (CR4 bit 21) the kernel faults on any user page unless
  * RFLAGS.AC is set: stac opens the window, clac closes it (SDM Vol. 3
- * §4.6.1). On CPUs without SMAP these instructions would be #UD.
+ * §4.6.1). On CPUs without SMAP these instructions would be #UD, so each
+ * one's address goes to the section .smap_sites, and smap_patch_init
+ * (mm/uaccess.c) overwrites them all with a 3-byte nop at boot there: the
+ * window costs one instruction, not a test of cpu_has_smap too.
  */
 extern bool cpu_has_smap;
 
+#define SMAP_INSN(insn)							\
+	__asm__ volatile("1:	" insn "\n"					\
+			 "	.pushsection .smap_sites, \"a\"\n"		\
+			 "	.quad 1b\n"					\
+			 "	.popsection\n" ::: "memory")
+
 static inline void user_access_begin(void)
 {
-	if (cpu_has_smap)
-		__asm__ volatile("stac" ::: "memory");
+	SMAP_INSN("stac");
 }
 
 static inline void user_access_end(void)
 {
-	if (cpu_has_smap)
-		__asm__ volatile("clac" ::: "memory");
+	SMAP_INSN("clac");
 }
+
+void smap_patch_init(void);
 
 /*
  * get_user and put_user: one mov of 1, 2, 4 or 8 bytes, so all or
  * nothing is written (a faulting instruction has no effect: SDM Vol. 3
- * §6.5). err starts as -EFAULT and the xor after the mov clears it; a
- * fault in the mov goes through the exception-fixup table to label 2,
- * past the xor.
+ * §6.5). A fault in the mov goes through the exception-fixup table to
+ * the C label `fault` (asm goto), which closes the SMAP window and
+ * returns -EFAULT; the mov that succeeds costs nothing more.
  */
-#define UACCESS_MOV(insn, err, ...)					\
-	__asm__ volatile("1:	" insn "\n"				\
-			 "	xor %k[err], %k[err]\n"			\
-			 "2:\n"						\
-			 "	.pushsection .extable, \"a\"\n"		\
-			 "	.quad 1b, 2b\n"				\
-			 "	.popsection\n"					\
-			 : [err] "+r"(err), __VA_ARGS__)
+#define UACCESS_MOV(insn, outputs, ...)				\
+	__asm__ goto("1:	" insn "\n"					\
+		     "	.pushsection .extable, \"a\"\n"			\
+		     "	.quad 1b, %l[fault]\n"				\
+		     "	.popsection\n"					\
+		     : outputs : __VA_ARGS__ : "memory" : fault)
 
 static inline long get_user_n(uint64_t *v, const void __user *p, size_t n)
 {
-	long err = -EFAULT;
-	uint64_t x = 0;
+	uint64_t x;
 
 	if (!access_ok(p, n))
-		return err;
+		return -EFAULT;
 	user_access_begin();
 	if (n == 1)
-		UACCESS_MOV("movzbl %[m], %k[x]", err, [x] "+r"(x) : [m] "m"(*(const uint8_t *)p));
+		UACCESS_MOV("movzbl %[m], %k[x]", [x] "=r"(x), [m] "m"(*(const uint8_t *)p));
 	else if (n == 2)
-		UACCESS_MOV("movzwl %[m], %k[x]", err, [x] "+r"(x) : [m] "m"(*(const uint16_t *)p));
+		UACCESS_MOV("movzwl %[m], %k[x]", [x] "=r"(x), [m] "m"(*(const uint16_t *)p));
 	else if (n == 4)
-		UACCESS_MOV("movl %[m], %k[x]", err, [x] "+r"(x) : [m] "m"(*(const uint32_t *)p));
+		UACCESS_MOV("movl %[m], %k[x]", [x] "=r"(x), [m] "m"(*(const uint32_t *)p));
 	else
-		UACCESS_MOV("movq %[m], %[x]", err, [x] "+r"(x) : [m] "m"(*(const uint64_t *)p));
+		UACCESS_MOV("movq %[m], %[x]", [x] "=r"(x), [m] "m"(*(const uint64_t *)p));
 	user_access_end();
 	*v = x;
-	return err;
+	return 0;
+fault:
+	user_access_end();
+	return -EFAULT;
 }
 
 static inline long put_user_n(uint64_t x, void __user *p, size_t n)
 {
-	long err = -EFAULT;
-
 	if (!access_ok(p, n))
-		return err;
+		return -EFAULT;
 	user_access_begin();
 	if (n == 1)
-		UACCESS_MOV("movb %b[x], %[m]", err, [m] "=m"(*(uint8_t *)p) : [x] "r"(x));
+		UACCESS_MOV("movb %b[x], %[m]", , [m] "m"(*(uint8_t *)p), [x] "r"(x));
 	else if (n == 2)
-		UACCESS_MOV("movw %w[x], %[m]", err, [m] "=m"(*(uint16_t *)p) : [x] "r"(x));
+		UACCESS_MOV("movw %w[x], %[m]", , [m] "m"(*(uint16_t *)p), [x] "r"(x));
 	else if (n == 4)
-		UACCESS_MOV("movl %k[x], %[m]", err, [m] "=m"(*(uint32_t *)p) : [x] "r"(x));
+		UACCESS_MOV("movl %k[x], %[m]", , [m] "m"(*(uint32_t *)p), [x] "r"(x));
 	else
-		UACCESS_MOV("movq %[x], %[m]", err, [m] "=m"(*(uint64_t *)p) : [x] "r"(x));
+		UACCESS_MOV("movq %[x], %[m]", , [m] "m"(*(uint64_t *)p), [x] "r"(x));
 	user_access_end();
-	return err;
+	return 0;
+fault:
+	user_access_end();
+	return -EFAULT;
 }
 
 /* x = *ptr, or -EFAULT and x untouched; x and *ptr are integers or pointers of 1, 2, 4 or 8 bytes. */

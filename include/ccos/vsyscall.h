@@ -20,19 +20,21 @@ enum {
 
 #define VSYSCALL_ENTRY_SIZE	0x400ul
 
+/* (An address below the page wraps to a large offset.) */
 static inline bool in_vsyscall_page(uint64_t addr)
 {
-	return (addr & ~(PAGE_SIZE - 1)) == VSYSCALL_ADDR;
+	return addr - VSYSCALL_ADDR < PAGE_SIZE;
 }
 
 /* Exactly one of the three entry addresses. */
 static inline bool is_vsyscall_entry(uint64_t addr)
 {
-	return in_vsyscall_page(addr) && addr % VSYSCALL_ENTRY_SIZE == 0 &&
-	       (addr - VSYSCALL_ADDR) / VSYSCALL_ENTRY_SIZE < VSYSCALL_NR_ENTRIES;
+	uint64_t off = addr - VSYSCALL_ADDR;
+
+	return off < VSYSCALL_NR_ENTRIES * VSYSCALL_ENTRY_SIZE && off % VSYSCALL_ENTRY_SIZE == 0;
 }
 
-static inline int vsyscall_entry_nr(uint64_t addr)
+static inline unsigned long vsyscall_entry_nr(uint64_t addr)
 {
 	return (addr - VSYSCALL_ADDR) / VSYSCALL_ENTRY_SIZE;
 }

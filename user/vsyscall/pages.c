@@ -119,15 +119,16 @@ int test_every_offset(void)
 /* ---- bad pointers and a bad stack ---- */
 
 
+/* An unmapped page, a writable one, a read-only one (filled with 0x5a), in that order. */
 void make_bad_pages(void)
 {
-	char *a = mmap(NULL, 2 * PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a = mmap(NULL, 3 * PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	memset(a + PAGE_SIZE, 0x5a, PAGE_SIZE);
-	mprotect(a + PAGE_SIZE, PAGE_SIZE, PROT_READ);
+	memset(a + 2 * PAGE_SIZE, 0x5a, PAGE_SIZE);
+	mprotect(a + 2 * PAGE_SIZE, PAGE_SIZE, PROT_READ);
 	munmap(a, PAGE_SIZE);
 	unmapped_addr = (unsigned long)a;
-	readonly_addr = (unsigned long)a + PAGE_SIZE;
+	readonly_addr = (unsigned long)a + 2 * PAGE_SIZE;
 }
 
 /*
@@ -193,6 +194,46 @@ int test_bad_pointers(void)
 			for (i = 0; i < ARRAY_SIZE(bad); i++)
 				if (!bad_pointer_case(calls[c].entry, slot, bad[i].addr, bad[i].kind))
 					return 0;
+	return 1;
+}
+
+/*
+ * Outputs that run from the writable page into the read-only one after
+ * it. Where an output may cross pages the emulation cannot rely on the
+ * call's first store faulting before any other: the page tables must
+ * refuse it first, so the call faults at the pointer that crosses and
+ * writes nothing, not even the bytes in the writable page. (Native code
+ * stores as it goes, as Linux's did: emulated modes only.)
+ */
+int test_outputs_across_pages(void)
+{
+	unsigned long end = readonly_addr;	/* the writable page ends here */
+	const struct { unsigned long entry; unsigned long a1, a2, bad; const char *what; } cases[] = {
+		{ VSYS_GETTIMEOFDAY, end - 8, 0, end - 8, "gettimeofday, tv across" },
+		{ VSYS_GETTIMEOFDAY, end - 64, end - 4, end - 4, "gettimeofday, tv good, tz across" },
+		{ VSYS_TIME, end - 4, 0, end - 4, "time, t across" },
+		{ VSYS_GETCPU, end - 2, 0, end - 2, "getcpu, cpu across" },
+		{ VSYS_GETCPU, end - 8, end - 2, end - 2, "getcpu, cpu good, node across" },
+		{ VSYS_GETCPU, end - 7, end - 2, end - 2, "getcpu, unaligned cpu, node across" },
+	};
+	unsigned char before[64];
+	unsigned int i;
+	struct probe p;
+
+	if (!emulated())
+		return skip("native code stores as it goes, and none cannot call");
+	memset((void *)(end - sizeof(before)), 0x11, sizeof(before));
+	memcpy(before, (void *)(end - sizeof(before)), sizeof(before));
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		p = probe(cases[i].entry, (long)cases[i].a1, (long)cases[i].a2, 0);
+		if (!expect_segv_at(&p, cases[i].bad, cases[i].what))
+			return 0;
+		if (p.rip != cases[i].entry)
+			return probe_fail(&p, cases[i].what, "rip at the entry");
+		if (memcmp(before, (void *)(end - sizeof(before)), sizeof(before)))
+			return ktap_fail("%s: the writable page was written: the call half happened",
+					 cases[i].what);
+	}
 	return 1;
 }
 

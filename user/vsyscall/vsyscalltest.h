@@ -85,6 +85,7 @@ int test_page_readable(void);
 int test_page_bytes(void);
 int test_every_offset(void);
 int test_bad_pointers(void);
+int test_outputs_across_pages(void);
 int test_bad_stack(void);
 int test_vvar_readable(void);
 int test_vvar_not_writable(void);

@@ -12,10 +12,99 @@
 #include <ccos/lab.h>
 #include <ccos/spinlock.h>
 
-/* The three calls, run as the system calls they stand for. */
-static long vsys_gettimeofday(const struct trap_frame *tf)
+/* The bytes each call may write through rdi and rsi (0: not a pointer). */
+static const size_t vsyscall_outputs[VSYSCALL_NR_ENTRIES][2] = {
+	[VSYSCALL_GETTIMEOFDAY] = { sizeof(struct timeval), sizeof(struct timezone) },
+	[VSYSCALL_TIME] = { sizeof(int64_t), 0 },
+	[VSYSCALL_GETCPU] = { sizeof(unsigned int), sizeof(unsigned int) },
+};
+
+/*
+ * Can user mode write n bytes at addr? The user half only, and every page
+ * present, user and writable: exactly what copy_to_user needs, and ccos
+ * maps pages when an area is made, never on demand, so the page tables
+ * tell the whole truth.
+ */
+static bool user_writable(uint64_t addr, size_t n)
+{
+	uint64_t page, *pte;
+
+	if (!access_ok((void __user *)addr, n))
+		return false;
+	for (page = ALIGN_DOWN(addr, PAGE_SIZE); page < addr + n; page += PAGE_SIZE) {
+		pte = walk_pte(current()->mm->pml4, page);
+		if (!pte || (*pte & (PTE_U | PTE_W)) != (PTE_U | PTE_W))
+			return false;
+	}
+	return true;
+}
+
+/* The first output pointer of call nr that user mode could not write through, or 0. */
+static __noinline uint64_t first_bad_pointer(const struct trap_frame *tf, unsigned int nr)
+{
+	const uint64_t ptr[2] = { tf->rdi, tf->rsi };
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (vsyscall_outputs[nr][i] && ptr[i] && !user_writable(ptr[i], vsyscall_outputs[nr][i]))
+			return ptr[i];
+	return 0;
+}
+
+/*
+ * A call with one good output pointer and one bad must write nothing: no
+ * half-done vsyscall for an exploit to use. When every byte the call may
+ * write (through its non-NULL pointers) lies in one page, its first store
+ * faults or none does: put_user is one mov, and a fault stops the
+ * instruction before it writes anything (SDM Vol. 3 §6.5); copy_to_user
+ * of a struct within a page faults on its first step or not at all; every
+ * later store goes to that same page; and in a page of the kernel half
+ * the call's own access_ok refuses the first output before any store.
+ * Outputs that span pages (or wrap around the address space) are checked
+ * against the page tables first (run_checked).
+ */
+static inline bool in_one_page(uint64_t a, size_t na, uint64_t b, size_t nb)
+{
+	if (!a)
+		a = b, na = nb;		/* NULL: nothing written there */
+	if (!b)
+		b = a, nb = na;
+	return ((a ^ b) | (a ^ (a + na - 1)) | (b ^ (b + nb - 1))) < PAGE_SIZE;
+}
+
+/* The calls themselves, as the system calls they stand for. */
+static inline long run_gettimeofday(const struct trap_frame *tf)
 {
 	return sys_gettimeofday((struct timeval __user *)tf->rdi, (struct timezone __user *)tf->rsi);
+}
+
+/* The kernel keeps no cache: tcache (rdx) is not used, as in Linux. */
+static inline long run_getcpu(const struct trap_frame *tf)
+{
+	return sys_getcpu((unsigned int __user *)tf->rdi, (unsigned int __user *)tf->rsi, NULL);
+}
+
+/*
+ * The slow way, for outputs that may not lie in one page: the call runs
+ * only if they do after all, or if the page tables let it write each.
+ */
+static __noinline long run_checked(const struct trap_frame *tf, unsigned int nr)
+{
+	if (!in_one_page(tf->rdi, vsyscall_outputs[nr][0], tf->rsi, vsyscall_outputs[nr][1]) &&
+	    first_bad_pointer(tf, nr))
+		return -EFAULT;
+	return nr == VSYSCALL_GETCPU ? run_getcpu(tf) : run_gettimeofday(tf);
+}
+
+/*
+ * The table's three calls, each writing all its outputs or none. time's
+ * one output is one store (put_user's mov), all or nothing by itself.
+ */
+static long vsys_gettimeofday(const struct trap_frame *tf)
+{
+	if (!in_one_page(tf->rdi, sizeof(struct timeval), tf->rsi, sizeof(struct timezone)))
+		return run_checked(tf, VSYSCALL_GETTIMEOFDAY);
+	return run_gettimeofday(tf);
 }
 
 static long vsys_time(const struct trap_frame *tf)
@@ -23,21 +112,24 @@ static long vsys_time(const struct trap_frame *tf)
 	return sys_time((int64_t __user *)tf->rdi);
 }
 
-/* The kernel keeps no cache: tcache (rdx) is not used, as in Linux. */
+/*
+ * getcpu's two outputs are a mov each: with a NULL pointer there is one
+ * store, and two 4-byte-aligned ones in one page cannot cross into
+ * another: in_one_page's case, said in fewer instructions.
+ */
 static long vsys_getcpu(const struct trap_frame *tf)
 {
-	return sys_getcpu((unsigned int __user *)tf->rdi, (unsigned int __user *)tf->rsi, NULL);
+	uint64_t cpu = tf->rdi, node = tf->rsi;
+
+	if (cpu && node && ((cpu | node) % sizeof(unsigned int) || (cpu ^ node) >= PAGE_SIZE))
+		return run_checked(tf, VSYSCALL_GETCPU);
+	return run_getcpu(tf);
 }
 
-static const struct vsyscall_call {
-	const char *name;
-	long (*fn)(const struct trap_frame *tf);
-	size_t out[2];		/* bytes the call writes through rdi and rsi; 0: not a pointer */
-} vsyscall_calls[VSYSCALL_NR_ENTRIES] = {
-	[VSYSCALL_GETTIMEOFDAY] = { "gettimeofday", vsys_gettimeofday,
-				    { sizeof(struct timeval), sizeof(struct timezone) } },
-	[VSYSCALL_TIME] = { "time", vsys_time, { sizeof(int64_t), 0 } },
-	[VSYSCALL_GETCPU] = { "getcpu", vsys_getcpu, { sizeof(unsigned int), sizeof(unsigned int) } },
+static long (*const vsyscall_calls[VSYSCALL_NR_ENTRIES])(const struct trap_frame *tf) = {
+	[VSYSCALL_GETTIMEOFDAY] = vsys_gettimeofday,
+	[VSYSCALL_TIME] = vsys_time,
+	[VSYSCALL_GETCPU] = vsys_getcpu,
 };
 
 /*
@@ -90,84 +182,23 @@ static void warn_bad_vsyscall(const struct trap_frame *tf, const char *message)
 }
 
 /*
- * Can user mode write n bytes at addr? The user half only, and every page
- * present, user and writable: exactly what copy_to_user needs, and ccos
- * maps pages when an area is made, never on demand, so the page tables
- * tell the whole truth.
- */
-static bool user_writable(uint64_t addr, size_t n)
-{
-	uint64_t page, *pte;
-
-	if (!access_ok((void __user *)addr, n))
-		return false;
-	for (page = ALIGN_DOWN(addr, PAGE_SIZE); page < addr + n; page += PAGE_SIZE) {
-		pte = walk_pte(current()->mm->pml4, page);
-		if (!pte || (*pte & (PTE_U | PTE_W)) != (PTE_U | PTE_W))
-			return false;
-	}
-	return true;
-}
-
-/*
- * Do all the bytes the call may write (its non-NULL output pointers) lie
- * in one page? Then its first store faults or none does: put_user is one
- * mov, and a fault stops the instruction before it writes anything (SDM
- * Vol. 3 §6.5: faults are precise), copy_to_user of a struct within a
- * page faults on its first step or not at all, and every later store
- * goes to that same page. In a page of the kernel half, the call's own
- * access_ok refuses the first output before any store. So the call writes
- * nothing or everything, and needs no walk of the page tables. (An output
- * that wraps around the address space ends in another page: walked.)
- */
-static inline bool in_page(uint64_t p, size_t n, uint64_t *page)
-{
-	if (!n || !p)
-		return true;		/* not an output, or NULL: nothing written */
-	if (*page == ~0ul)
-		*page = p / PAGE_SIZE;
-	return p / PAGE_SIZE == *page && (p + n - 1) / PAGE_SIZE == *page;
-}
-
-static inline bool outputs_in_one_page(const struct trap_frame *tf, const struct vsyscall_call *call)
-{
-	uint64_t page = ~0ul;
-
-	return in_page(tf->rdi, call->out[0], &page) && in_page(tf->rsi, call->out[1], &page);
-}
-
-/* The first output pointer that the call could not write through, or 0. */
-static __noinline uint64_t first_bad_pointer(const struct trap_frame *tf,
-					     const struct vsyscall_call *call)
-{
-	const uint64_t ptr[2] = { tf->rdi, tf->rsi };
-	int i;
-
-	for (i = 0; i < 2; i++)
-		if (call->out[i] && ptr[i] && !user_writable(ptr[i], call->out[i]))
-			return ptr[i];
-	return 0;
-}
-
-/* The first non-NULL output pointer: where a call whose outputs share a page faulted. */
-static uint64_t first_output(const struct trap_frame *tf, const struct vsyscall_call *call)
-{
-	return call->out[0] && tf->rdi ? tf->rdi : tf->rsi;
-}
-
-/*
  * A real vsyscall given a bad pointer would have faulted on its store, so
  * the caller gets that fault, as Linux makes it: SIGSEGV at the pointer,
  * and in the signal frame a user-mode write page fault (trapno 14, err
- * user|write, cr2 the pointer). force_sig_fault takes trapno and err from
- * a frame, so it is given a copy that describes that fault. (Out of line,
- * like every failure path, so that the calls that succeed pay nothing for
- * that copy.)
+ * user|write, cr2 the pointer). The pointer is the first the page tables
+ * refuse (where outputs in one page faulted, the first non-NULL one).
+ * force_sig_fault takes trapno and err from a frame, so it is given a
+ * copy that describes that fault. (Out of line, like every failure path,
+ * so that the calls that succeed pay nothing for it.)
  */
-static __noinline void force_write_fault(const struct trap_frame *tf, uint64_t addr)
+static __noinline void force_write_fault(const struct trap_frame *tf)
 {
 	struct trap_frame as_fault = *tf;
+	unsigned int nr = vsyscall_entry_nr(tf->rip);
+	uint64_t addr = first_bad_pointer(tf, nr);
 
+	if (!addr)
+		addr = vsyscall_outputs[nr][0] && tf->rdi ? tf->rdi : tf->rsi;
 	as_fault.vector = X86_PF;
 	as_fault.error_code = PF_USER | PF_WRITE;
 	force_sig_fault(SIGSEGV, SEGV_MAPERR, addr, &as_fault);
@@ -182,8 +213,7 @@ static __noinline void force_write_fault(const struct trap_frame *tf, uint64_t a
 void emulate_vsyscall(struct trap_frame *tf)
 {
 	/* LAB emulate: BEGIN */
-	const struct vsyscall_call *call;
-	uint64_t caller, bad;
+	uint64_t caller;
 	long ret;
 
 	if (!user_mode(tf))
@@ -203,7 +233,6 @@ void emulate_vsyscall(struct trap_frame *tf)
 		warn_bad_vsyscall(tf, "illegal int 0xcc (exploit attempt?)");
 		goto sigsegv;
 	}
-	call = &vsyscall_calls[vsyscall_entry_nr(tf->rip)];
 
 	/* The caller's `call` pushed the return address: the `ret` we emulate pops it. */
 	if (get_user(caller, (uint64_t __user *)tf->rsp)) {
@@ -215,17 +244,11 @@ void emulate_vsyscall(struct trap_frame *tf)
 	if (current()->seccomp_mode)
 		proc_exit(SIGKILL);
 
-	/*
-	 * A call with one good output pointer and one bad must write
-	 * nothing: no half-done vsyscall for an exploit to use. Outputs in
-	 * one page give that by themselves; outputs across pages are
-	 * checked against the page tables before the call.
-	 */
-	bad = outputs_in_one_page(tf, call) ? 0 : first_bad_pointer(tf, call);
-	ret = bad ? -EFAULT : call->fn(tf);
+	/* A bad output pointer: -EFAULT, and nothing written (all_or_nothing). */
+	ret = vsyscall_calls[vsyscall_entry_nr(tf->rip)](tf);
 	if (ret == -EFAULT) {
 		warn_bad_vsyscall(tf, "vsyscall fault (exploit attempt?)");
-		force_write_fault(tf, bad ? bad : first_output(tf, call));
+		force_write_fault(tf);
 		return;
 	}
 
