@@ -63,7 +63,7 @@ static void wait_for_vfork_done(struct process *parent, struct process *child)
 {
 	while (child->vfork_parent == parent && child->state != PROC_ZOMBIE &&
 	       !fatal_signal_pending(parent))
-		sleep_on(parent);
+		sleep_on_killable(parent);
 }
 
 /* Linux's rules (copy_process): threads share the actions, which need one address space. */
@@ -167,7 +167,8 @@ static long do_clone(uint64_t flags, uint64_t newsp, int __user *ptid, uint64_t 
 		child->clear_child_tid = ctid;
 	if (flags & CLONE_PARENT_SETTID)
 		put_user(child->pid, ptid);	/* Linux ignores a fault here too */
-	child->state = PROC_RUNNABLE;
+	child->cpus_allowed = parent->cpus_allowed;
+	sched_wake(child);
 	if (flags & CLONE_VFORK) {
 		child->vfork_parent = parent;
 		wait_for_vfork_done(parent, child);

@@ -76,6 +76,7 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 	smp_init();
 	tty_init();
 	mark_ro_after_init();
+	smp_start_aps();
 
 	if (boot_options.ptdump)
 		ptdump(kernel_pml4);

@@ -12,6 +12,7 @@
 #include <ccos/printk.h>
 #include <ccos/uaccess.h>
 #include <ccos/spinlock.h>
+#include <ccos/tlb.h>
 
 struct process proc_table[NPROC];
 struct process *init_process;
@@ -57,14 +58,18 @@ struct process *kstack_guard_owner(uint64_t addr)
 	return p->state != PROC_UNUSED ? p : NULL;
 }
 
+/* Every CPU that ran p has its stack in its TLB: all forget it before the frames are freed. */
 static void unmap_kstack(struct process *p)
 {
-	uint64_t off;
+	uint64_t off, frames[KSTACK_SIZE / PAGE_SIZE];
 
 	for (off = 0; off < KSTACK_SIZE; off += PAGE_SIZE) {
-		frame_free(*walk_pte(kernel_pml4, p->kstack + off) & PTE_ADDR);
+		frames[off / PAGE_SIZE] = *walk_pte(kernel_pml4, p->kstack + off) & PTE_ADDR;
 		unmap_page(kernel_pml4, p->kstack + off);
 	}
+	tlb_shootdown(kernel_pml4, p->kstack, p->kstack + KSTACK_SIZE);
+	for (off = 0; off < KSTACK_SIZE; off += PAGE_SIZE)
+		frame_free(frames[off / PAGE_SIZE]);
 }
 
 /*
@@ -109,6 +114,7 @@ struct process *proc_alloc(void)
 	p->context = (uint64_t)sp;
 	p->sig.altstack.ss_flags = SS_DISABLE;
 	p->lockless_syscalls = syscall_lockless;
+	p->cpus_allowed = ~0ul;		/* every CPU, as init's on Linux; fork copies it */
 	p->state = PROC_SLEEPING;	/* not runnable until its creator says so */
 	return p;
 }
@@ -296,6 +302,6 @@ void start_init(void)
 		      err == -2 ? "no such module: check the module2 lines of grub.cfg" :
 		      err == -8 ? "not an executable ccos can run (see above)" : "see above");
 	printk("ccos: starting %s as pid %d\n", boot_options.init, p->pid);
-	p->state = PROC_RUNNABLE;
+	sched_wake(p);
 	scheduler();
 }

@@ -1,8 +1,9 @@
-/* The scheduler: round robin over the process table, preempted by the timer tick. */
+/* The scheduler: every CPU picks round robin from the one process table, preempted by its own tick. */
 #include <ccos/proc.h>
 #include <ccos/printk.h>
 #include <ccos/mm.h>
 #include <ccos/time.h>
+#include <ccos/lapic.h>
 #include <ccos/spinlock.h>
 #include <ccos/x86.h>
 
@@ -10,27 +11,52 @@
  * The kernel is not preemptible: it runs with interrupts off, except in
  * the idle loop below. A process gives the CPU up by calling schedule() (to
  * sleep, to exit, or when the tick asked for it on the way back to user
- * mode); schedule() switches to the scheduler's own context, which picks the
- * next runnable process in table order and switches to it.
+ * mode); schedule() switches to its CPU's scheduler context, which picks
+ * the next runnable process that may run on this CPU, in table order, and
+ * switches to it.
+ *
+ * One shared run queue: the process table itself, under the kernel lock,
+ * which the scheduler holds from its pick through the switch (the process
+ * gives it up on its way to user mode). A process that runs on one CPU is
+ * RUNNING, so no other CPU picks it; one that yields becomes RUNNABLE for
+ * any CPU its mask allows, so processes move to idle CPUs by themselves.
  */
-static uint64_t scheduler_context;
-bool need_resched;
-
 static void run(struct process *p)
 {
+	struct percpu *c = this_cpu();
+
 	p->state = PROC_RUNNING;
-	this_cpu()->current = p;
-	this_cpu()->kernel_rsp = p->kstack + KSTACK_SIZE;
+	p->cpu = c->cpu;
+	c->current = p;
+	c->kernel_rsp = p->kstack + KSTACK_SIZE;
 	tss_set_rsp0(p->kstack + KSTACK_SIZE);
 	switch_address_space(p->mm->pml4);
 	wrmsr(MSR_FS_BASE, p->fs_base);
 	wrmsr(MSR_KERNEL_GS_BASE, p->gs_base);	/* the user's GS, after swapgs */
 	__asm__ volatile("fxrstor64 %0" : : "m"(p->fpu));
-	switch_to(&scheduler_context, p->context);
+	switch_to(&c->scheduler_context, p->context);
 	__asm__ volatile("fxsave64 %0" : "=m"(p->fpu));
 	this_cpu()->current = NULL;
 	if (p->state == PROC_DEAD)
 		proc_free(p);	/* a thread that ended, now off its kernel stack */
+}
+
+/*
+ * A process became runnable: if a CPU that may run it is halted in its
+ * idle loop, wake it with an IPI rather than leave it to its next tick.
+ */
+void sched_wake(struct process *p)
+{
+	int i;
+
+	p->state = PROC_RUNNABLE;
+	for (i = 0; i < nr_cpus; i++) {
+		if (READ_ONCE(cpus[i].idle) && (p->cpus_allowed & (1ul << i))) {
+			cpus[i].idle = false;
+			smp_send_reschedule(i);
+			return;
+		}
+	}
 }
 
 /* Wake the sleepers whose time has come; send SIGALRM to those whose alarm has. */
@@ -44,44 +70,63 @@ static void wake_sleepers(uint64_t now)
 			send_signal(p, SIGALRM, NULL);
 		}
 		if (p->state == PROC_SLEEPING && p->wake_at_ns && now >= p->wake_at_ns)
-			p->state = PROC_RUNNABLE;
+			sched_wake(p);
 	}
+}
+
+/* The next process this CPU may run, after the one it ran last; NULL if none. */
+static struct process *pick(struct percpu *c)
+{
+	uint64_t me = 1ul << c->cpu;
+	int i;
+
+	for (i = 1; i <= NPROC; i++) {
+		struct process *p = &proc_table[(c->last_run + i) % NPROC];
+
+		if (p->state == PROC_RUNNABLE && (p->cpus_allowed & me)) {
+			c->last_run = p - proc_table;
+			return p;
+		}
+	}
+	return NULL;
 }
 
 void scheduler(void)
 {
-	struct process *p = proc_table;
+	struct percpu *c = this_cpu();
 
 	cli();
 	lock_kernel();
 	for (;;) {
-		int i;
+		struct process *p;
 
 		wake_sleepers(ktime_get_ns());
-		for (i = 0; i < NPROC; i++) {
-			p = p + 1 < proc_table + NPROC ? p + 1 : proc_table;
-			if (p->state == PROC_RUNNABLE)
-				break;
-		}
-		if (i < NPROC) {
-			need_resched = false;
+		p = pick(c);
+		if (p) {
+			c->need_resched = false;
 			run(p);
 			continue;
 		}
-		/* Nothing to run: wait for an interrupt with them enabled. */
+		/*
+		 * Nothing to run: wait for an interrupt with them enabled, the
+		 * kernel lock and the last address space let go. A wakeup meant
+		 * for this CPU while it halts comes as an IPI (sched_wake).
+		 */
 		switch_address_space(kernel_pml4);
+		c->idle = true;
 		unlock_kernel();
 		safe_halt();
 		cli();
 		lock_kernel();
+		c->idle = false;
 	}
 }
 
-/* Give the CPU to the scheduler; come back here when picked again. */
+/* Give the CPU to the scheduler; come back here when picked again, maybe on another CPU. */
 void schedule(void)
 {
 	lockdebug_check_switch();
-	switch_to(&current()->context, scheduler_context);
+	switch_to(&current()->context, this_cpu()->scheduler_context);
 }
 
 void yield(void)
@@ -90,7 +135,7 @@ void yield(void)
 	schedule();
 }
 
-void sleep_until(const void *chan, uint64_t wake_at_ns)
+static void sleep(const void *chan, uint64_t wake_at_ns)
 {
 	struct process *p = current();
 
@@ -102,9 +147,36 @@ void sleep_until(const void *chan, uint64_t wake_at_ns)
 	p->wake_at_ns = 0;
 }
 
+/*
+ * Sleeps are interruptible: a pending signal ends them (send_signal wakes
+ * a sleeper), and one already pending keeps the process from sleeping at
+ * all. With several CPUs that case is real: a signal sent while the
+ * process ran in user mode on another CPU is still pending when its next
+ * system call sleeps. Every caller checks signal_pending after.
+ */
+void sleep_until(const void *chan, uint64_t wake_at_ns)
+{
+	if (!signal_pending(current()))
+		sleep(chan, wake_at_ns);
+}
+
 void sleep_on(const void *chan)
 {
 	sleep_until(chan, 0);
+}
+
+/* Only a signal that will kill the process ends this one (Linux's TASK_KILLABLE): vfork's wait. */
+void sleep_on_killable(const void *chan)
+{
+	if (!fatal_signal_pending(current()))
+		sleep(chan, 0);
+}
+
+/* A signal for p, running on another CPU: an IPI makes it enter the kernel, where it sees it. */
+void sched_kick(struct process *p)
+{
+	if (p->state == PROC_RUNNING && p->cpu != this_cpu()->cpu)
+		smp_send_reschedule(p->cpu);
 }
 
 void wakeup(const void *chan)
@@ -113,21 +185,21 @@ void wakeup(const void *chan)
 
 	for (p = proc_table; p < proc_table + NPROC; p++)
 		if (p->state == PROC_SLEEPING && p->wait_chan == chan)
-			p->state = PROC_RUNNABLE;
+			sched_wake(p);
 }
 
-/* From the timer interrupt: a process that used up its tick yields on its way out. */
+/* From each CPU's tick: a process that used up its tick yields on its way out. */
 void sched_tick(struct trap_frame *tf)
 {
 	if (user_mode(tf) && current())
-		need_resched = true;
+		this_cpu()->need_resched = true;
 }
 
 /* The slow part of return_to_user (include/ccos/proc.h): a reschedule, or signal work. */
 void return_to_user_work(struct trap_frame *tf)
 {
 	lock_kernel();
-	if (need_resched)
+	if (need_resched())
 		yield();
 	deliver_signals(tf);
 	unlock_kernel();

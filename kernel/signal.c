@@ -71,7 +71,9 @@ void send_signal_thread(struct process *p, int sig, const siginfo_t *info)
 	p->sig.pending |= SIGBIT(sig);
 	/* Sleeps are interruptible: the sleeper sees the signal and returns -EINTR. */
 	if (p->state == PROC_SLEEPING && signal_pending(p))
-		p->state = PROC_RUNNABLE;
+		sched_wake(p);
+	else
+		sched_kick(p);
 }
 
 /*

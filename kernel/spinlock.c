@@ -3,6 +3,7 @@
 #include <ccos/boot.h>
 #include <ccos/printk.h>
 #include <ccos/proc.h>
+#include <ccos/tlb.h>
 #include <ccos/x86.h>
 
 /*
@@ -73,11 +74,15 @@ void lockdebug_check_switch(void)
 }
 
 /* One atomic exchange wins the lock; losers spin on plain reads, which stay in their cache. */
-static void acquire(struct spinlock *l)
+static void acquire(struct spinlock *l, bool answer_tlb)
 {
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
-		while (READ_ONCE(l->locked))
+	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+		while (READ_ONCE(l->locked)) {
+			if (answer_tlb)
+				tlb_shootdown_poll();
 			pause();
+		}
+	}
 	l->cpu = this_cpu()->cpu;
 }
 
@@ -95,7 +100,7 @@ void spin_lock(struct spinlock *l)
 	push_irq_off();
 	if (boot_options.lockdebug)
 		lockdebug_check_acquire(l);
-	acquire(l);
+	acquire(l, false);
 	this_cpu()->locks_held++;
 }
 
@@ -109,8 +114,9 @@ void spin_unlock(struct spinlock *l)
 /*
  * The kernel lock is held across a switch (the scheduler takes it over),
  * and with interrupts on in irq_window: no interrupt handler ever spins on
- * it while its CPU holds it (trap_dispatch asks spin_held first). So it
- * leaves interrupts alone.
+ * it while its CPU holds it (lock_kernel_if_needed asks first). So it
+ * leaves interrupts alone. A CPU waiting for it keeps answering TLB
+ * shootdowns (arch/x86/tlb.c): the holder may be waiting for its answer.
  */
 DEFINE_SPINLOCK(kernel_lock);
 
@@ -118,7 +124,7 @@ void lock_kernel(void)
 {
 	if (boot_options.lockdebug)
 		lockdebug_check_acquire(&kernel_lock);
-	acquire(&kernel_lock);
+	acquire(&kernel_lock, true);
 }
 
 void unlock_kernel(void)

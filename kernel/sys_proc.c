@@ -9,6 +9,7 @@
 #include <ccos/printk.h>
 #include <ccos/time.h>
 #include <ccos/vgetcpu.h>
+#include <ccos/lapic.h>
 
 /* exit ends the calling thread, exit_group every thread of its process (kernel/thread.c). */
 long sys_exit(int code)
@@ -40,29 +41,60 @@ long sys_sched_yield(void)
 	return 0;
 }
 
-/* One CPU: the mask is bit 0, in a buffer of at least 8 bytes as Linux requires. */
+/*
+ * CPU masks as Linux's: bit n is CPU n, in longs; the kernel's is one long
+ * (MAX_CPUS <= 64), so a buffer for it is 8 bytes. getaffinity answers the
+ * CPUs the process may run on that are online, and the mask's size.
+ */
+static uint64_t online_cpus(void)
+{
+	return (1ul << nr_cpus) - 1;
+}
+
 long sys_sched_getaffinity(int pid, unsigned int len, void __user *mask)
 {
-	uint64_t m = 1;
+	struct process *p = pid ? proc_find(pid) : current();
+	uint64_t m;
 
-	if (pid && !proc_find(pid))
-		return -ESRCH;
 	if (len < sizeof(m) || len % sizeof(long))
 		return -EINVAL;
+	if (!p)
+		return -ESRCH;
+	m = p->cpus_allowed & online_cpus();
 	if (copy_to_user(mask, &m, sizeof(m)))
 		return -EFAULT;
 	return sizeof(m);
 }
 
+/*
+ * A shorter mask is taken as zeros beyond its end, a longer one is cut to
+ * the kernel's (Linux's get_user_cpu_mask); one with no online CPU is
+ * EINVAL. A process no longer allowed where it runs moves at once: the
+ * caller yields to a CPU it may run on; another is sent an IPI, and moves
+ * on its way back to user mode.
+ */
 long sys_sched_setaffinity(int pid, unsigned int len, const void __user *mask)
 {
+	struct process *p;
 	uint64_t m = 0;
 
-	if (pid && !proc_find(pid))
-		return -ESRCH;
 	if (copy_from_user(&m, mask, MIN(len, sizeof(m))))
 		return -EFAULT;
-	return m & 1 ? 0 : -EINVAL;	/* the mask must include CPU 0 */
+	p = pid ? proc_find(pid) : current();
+	if (!p)
+		return -ESRCH;
+	if (!(m & online_cpus()))
+		return -EINVAL;
+	p->cpus_allowed = m;
+	if (p->state != PROC_RUNNING || (m & (1ul << p->cpu)))
+		return 0;
+	if (p == current()) {
+		sched_wake(p);
+		schedule();
+	} else {
+		sched_kick(p);
+	}
+	return 0;
 }
 
 long sys_uname(struct utsname __user *u)

@@ -1,5 +1,6 @@
 /* Address spaces of processes: areas (VMAs), their pages, fork's copy. */
 #include <ccos/proc.h>
+#include <ccos/tlb.h>
 #include <ccos/mm.h>
 #include <ccos/abi.h>
 #include <ccos/errno.h>
@@ -97,19 +98,30 @@ static void page_window(uint64_t va)
 		irq_window();
 }
 
-/* Clear the entries of [s, e), freeing their frames unless shared. */
+/*
+ * Clear the entries of [s, e), freeing their frames unless shared. Another
+ * CPU running this address space (a thread) may still have them in its
+ * TLB: first every page is made absent, then every CPU forgets them
+ * (tlb_shootdown), and only then are the frames freed, so that no CPU can
+ * reach a frame after it went back to the allocator.
+ */
 static void unmap_pages(struct mm *mm, uint64_t s, uint64_t e)
 {
-	uint64_t va = s, *pte;
+	uint64_t va, *pte;
 
-	for (; (pte = pte_next(mm->pml4, &va, e)); va += PAGE_SIZE) {
+	for (va = s; (pte = pte_next(mm->pml4, &va, e)); va += PAGE_SIZE) {
 		page_window(va);
-		if (!(*pte & PTE_ADDR))
-			continue;
-		if (!(*pte & PTE_SHARED))
+		if (*pte & PTE_P) {
+			*pte &= ~PTE_P;
+			flush_if_current(mm, va);
+		}
+	}
+	tlb_shootdown(mm->pml4, s, e);
+	for (va = s; (pte = pte_next(mm->pml4, &va, e)); va += PAGE_SIZE) {
+		page_window(va);
+		if ((*pte & PTE_ADDR) && !(*pte & PTE_SHARED))
 			frame_free(*pte & PTE_ADDR);
 		*pte = 0;
-		flush_if_current(mm, va);
 	}
 }
 
@@ -252,6 +264,7 @@ int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 		}
 		irq_window();
 	}
+	tlb_shootdown(mm->pml4, start, end);	/* no thread keeps the old rights */
 	return 0;
 }
 

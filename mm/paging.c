@@ -6,6 +6,7 @@
 #include <ccos/x86.h>
 #include <ccos/errno.h>
 #include <ccos/uaccess.h>
+#include <ccos/proc.h>
 
 uint64_t kernel_pml4;
 uint64_t direct_map_end;	/* physical memory below this is at phys_to_virt() */
@@ -137,8 +138,10 @@ bool read_cr3_is(uint64_t pml4)
 	return (read_cr3() & PTE_ADDR) == pml4;
 }
 
+/* Load pml4 into CR3, and say so in the per-CPU block, which TLB shootdowns read (tlb.h). */
 void switch_address_space(uint64_t pml4)
 {
+	this_cpu()->pml4 = pml4;
 	if (read_cr3() != pml4)
 		write_cr3(pml4);
 }

@@ -84,6 +84,86 @@ static int test_no_leak(void)
 	return ok && before > 0 && before == after;
 }
 
+/*
+ * One child of the storm: pinned to CPU cpu, it maps and touches memory,
+ * forks a grandchild that does the same, and reports the CPU it ran on.
+ */
+static void storm_child(unsigned int cpu)
+{
+	unsigned long mask = 1ul << cpu;
+	unsigned int here = ~0u;
+	int status, i;
+	long gc;
+
+	if (sched_setaffinity(0, sizeof(mask), &mask))
+		exit_group(100);
+	for (i = 0; i < 2; i++) {
+		char *p = mmap(NULL, 16 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			exit_group(101);
+		memset(p, i + 1, 16 * 4096);
+		munmap(p, 16 * 4096);
+		if (i)
+			break;
+		gc = fork();
+		if (gc == 0)
+			continue;	/* the grandchild maps too, then exits */
+		if (gc < 0 || wait4(gc, &status, 0, NULL) != gc || !WIFEXITED(status))
+			exit_group(102);
+		break;
+	}
+	getcpu(&here, NULL, NULL);
+	exit_group(here);
+}
+
+/*
+ * A fork storm across every CPU: waves of children, two per CPU, each
+ * pinned to its CPU, all running at once; every CPU must report in, and
+ * MemFree must come back to where it was.
+ */
+static int test_fork_storm(void)
+{
+	unsigned long all = 0, used = 0, seen = 0;
+	unsigned int cpus[64], ncpu = 0, i;
+	long pids[16], before, after;
+	int wave, n, status;
+
+	if (sched_getaffinity(0, sizeof(all), &all) != sizeof(all))
+		return ktap_fail("sched_getaffinity failed");
+	for (i = 0; i < 64 && ncpu < 8; i++)
+		if (all & (1ul << i)) {
+			cpus[ncpu++] = i;
+			used |= 1ul << i;
+		}
+	fork_exit_wait(10);
+	before = meminfo_kb("MemFree");
+	for (wave = 0; wave < 20; wave++) {
+		for (n = 0; n < (int)(2 * ncpu); n++) {
+			pids[n] = fork();
+			if (pids[n] == 0)
+				storm_child(cpus[n % ncpu]);
+			if (pids[n] < 0)
+				return ktap_fail("wave %d: fork %d failed: %ld", wave, n, pids[n]);
+		}
+		while (n--) {
+			if (wait4(pids[n], &status, 0, NULL) != pids[n] || !WIFEXITED(status) ||
+			    WEXITSTATUS(status) != cpus[n % ncpu])
+				return ktap_fail("wave %d: child %d (CPU %u) ended with status %#x", wave,
+						 n, cpus[n % ncpu], status);
+			seen |= 1ul << WEXITSTATUS(status);
+		}
+	}
+	after = meminfo_kb("MemFree");
+	ktap_diag("fork storm: %u CPUs, 20 waves of %u children; MemFree %ld kB before, %ld kB after",
+		  ncpu, 2 * ncpu, before, after);
+	if (seen != used)
+		return ktap_fail("CPUs that ran a child: %#lx, expected %#lx", seen, used);
+	if (before != after)
+		return ktap_fail("MemFree went from %ld kB to %ld kB", before, after);
+	return before > 0;
+}
+
 /* Fill the process table: fork fails with -EAGAIN, and everything recovers. */
 static int test_fork_limit(void)
 {
@@ -121,6 +201,7 @@ static int test_mmap_too_big(void)
 static const struct test tests[] = {
 	{ "fork+exit+wait 1000 times leaks no frame", test_no_leak },
 	{ "a full process table gives -EAGAIN, then recovers", test_fork_limit },
+	{ "a fork storm on every CPU leaks nothing", test_fork_storm },
 	{ "mmap of more memory than exists gives -ENOMEM", test_mmap_too_big },
 };
 

@@ -391,6 +391,7 @@ static const struct {
 	{ "time_matches_syscall", test_time, 1 },
 	{ "getcpu_matches_syscall", test_getcpu, 1 },
 	{ "getcpu_tcache", test_getcpu_tcache, 1 },
+	{ "getcpu_pinned_to_every_cpu", test_getcpu_pinned, 1 },
 	/* Then the first warnings of the run, in a fresh rate-limit window. */
 	{ "warning_formats", test_warning_formats, 0 },
 	{ "illegal_int_0xcc_burst", test_illegal_int_burst, 0 },

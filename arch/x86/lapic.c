@@ -1,4 +1,4 @@
-/* The local APIC, as far as starting the other CPUs needs it: its id, and INIT and startup IPIs. */
+/* The local APIC: xAPIC or x2APIC registers, its id, enabling it, EOI, and IPIs (INIT, startup, fixed). */
 #include <ccos/lapic.h>
 #include <ccos/acpi.h>
 #include <ccos/clock.h>
@@ -7,33 +7,54 @@
 #include <ccos/x86.h>
 
 /*
- * xAPIC registers, in a 4 KiB page of MMIO at the address that the MADT
- * and IA32_APIC_BASE give (Intel SDM Vol. 3, "Local APIC Register Address
- * Map"). Each is a 32-bit word on a 16-byte line.
+ * Local APIC registers (Intel SDM Vol. 3, "Local APIC Register Address
+ * Map"). In xAPIC mode each is a 32-bit word on a 16-byte line of a 4 KiB
+ * MMIO page at the address that the MADT and IA32_APIC_BASE give; in
+ * x2APIC mode the same register is MSR 0x800 + offset / 16 ("x2APIC
+ * Register Address Space"), except the ICR, one 64-bit MSR.
  */
-#define LAPIC_ID	0x020	/* bits 31:24: this CPU's APIC id */
+#define LAPIC_ID	0x020	/* xAPIC: bits 31:24; x2APIC: all 32 bits */
+#define LAPIC_TPR	0x080	/* task priority: 0 lets every vector in */
+#define LAPIC_EOI	0x0b0	/* write 0: the in-service interrupt is done */
+#define LAPIC_SVR	0x0f0	/* spurious vector; bit 8 enables the APIC */
 #define LAPIC_ICR_LOW	0x300	/* a write here sends the IPI */
-#define LAPIC_ICR_HIGH	0x310	/* bits 31:24: the destination's APIC id */
+#define LAPIC_ICR_HIGH	0x310	/* xAPIC bits 31:24: the destination's APIC id */
+#define SVR_ENABLE	(1u << 8)	/* "APIC software enable" */
 
 /* The Interrupt Command Register's low word (SDM Vol. 3, "Interrupt Command Register (ICR)"). */
+#define ICR_FIXED	(0u << 8)	/* delivery mode 000: the vector, to the destination */
 #define ICR_INIT	(5u << 8)	/* delivery mode 101: INIT */
 #define ICR_STARTUP	(6u << 8)	/* delivery mode 110: start-up; the vector is a page number */
-#define ICR_PENDING	(1u << 12)	/* delivery status: not yet accepted */
+#define ICR_PENDING	(1u << 12)	/* xAPIC delivery status: not yet accepted */
 #define ICR_ASSERT	(1u << 14)	/* level: assert */
 
 #define MSR_APIC_BASE	0x1b
 #define APIC_BASE_EXTD	(1u << 10)	/* x2APIC mode: registers are MSRs, not MMIO */
+#define APIC_BASE_EN	(1u << 11)	/* the APIC is on (xAPIC unless EXTD too) */
+#define MSR_X2APIC_BASE	0x800
+#define CPUID1_ECX_X2APIC (1u << 21)
 
 static volatile uint32_t *lapic;
+bool x2apic;
 
-static uint32_t lapic_read(unsigned int reg)
+uint32_t lapic_read(unsigned int reg)
 {
+	if (x2apic)
+		return rdmsr(MSR_X2APIC_BASE + reg / 16);
 	return lapic[reg / 4];
 }
 
-static void lapic_write(unsigned int reg, uint32_t v)
+void lapic_write(unsigned int reg, uint32_t v)
 {
-	lapic[reg / 4] = v;
+	if (x2apic)
+		wrmsr(MSR_X2APIC_BASE + reg / 16, v);
+	else
+		lapic[reg / 4] = v;
+}
+
+void lapic_eoi(void)
+{
+	lapic_write(LAPIC_EOI, 0);	/* x2APIC: a non-zero write is a #GP */
 }
 
 /* Busy-wait: on the TSC once it is calibrated, else on the PIT (at most 54 ms a round). */
@@ -58,17 +79,28 @@ void udelay(unsigned int us)
 }
 
 /*
- * Map the local APIC's registers. ccos drives it in xAPIC mode (MMIO),
- * as every firmware leaves it with fewer than 255 CPUs; an x2APIC that
- * the firmware left switched on is reported and not used.
+ * x2APIC where CPUID says the CPU has it: setting EXTD with EN moves the
+ * APIC from xAPIC to x2APIC mode (SDM Vol. 3, "x2APIC State
+ * Transitions"); each CPU switches its own, the boot CPU first.
+ */
+static void x2apic_enable(void)
+{
+	wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | APIC_BASE_EN | APIC_BASE_EXTD);
+}
+
+/*
+ * The boot CPU's look at its local APIC: x2APIC if the CPU has it (or the
+ * firmware left it on), else the xAPIC's registers mapped uncached.
  */
 bool lapic_init(void)
 {
-	uint64_t base = rdmsr(MSR_APIC_BASE);
+	uint32_t a, b, c, d;
 
-	if (base & APIC_BASE_EXTD) {
-		printk(KERN_WARNING "lapic: the firmware left x2APIC mode on; ccos drives the xAPIC only, so the other CPUs stay off\n");
-		return false;
+	cpuid(1, 0, &a, &b, &c, &d);
+	x2apic = (c & CPUID1_ECX_X2APIC) || (rdmsr(MSR_APIC_BASE) & APIC_BASE_EXTD);
+	if (x2apic) {
+		lapic_setup_cpu();
+		return true;
 	}
 	if (!acpi_info.lapic_address) {
 		printk(KERN_WARNING "lapic: no MADT, so no local APIC address; the other CPUs stay off\n");
@@ -80,23 +112,43 @@ bool lapic_init(void)
 		       acpi_info.lapic_address);
 		return false;
 	}
+	lapic_setup_cpu();
 	return true;
+}
+
+/*
+ * Each CPU's own APIC, ready to take interrupts: x2APIC mode if the boot
+ * CPU chose it; task priority 0, so that no vector is held back; and the
+ * software-enable bit of the spurious-vector register, without which the
+ * APIC delivers nothing, not even IPIs (SDM Vol. 3, "Spurious Interrupt").
+ */
+void lapic_setup_cpu(void)
+{
+	if (x2apic)
+		x2apic_enable();
+	lapic_write(LAPIC_TPR, 0);
+	lapic_write(LAPIC_SVR, SVR_ENABLE | SPURIOUS_VECTOR);
 }
 
 uint32_t lapic_id(void)
 {
-	return lapic_read(LAPIC_ID) >> 24;
+	return x2apic ? lapic_read(LAPIC_ID) : lapic_read(LAPIC_ID) >> 24;
 }
 
 /*
- * Send an IPI and wait until the destination's APIC has accepted it:
- * ICR_PENDING clears. The high word first: writing
- * the low word is what sends.
+ * Send an IPI. xAPIC: the high word first, since writing the low word is
+ * what sends, then wait until the destination's APIC has accepted it
+ * (ICR_PENDING clears). x2APIC: one 64-bit write, destination in bits
+ * 63:32, and no delivery status to wait for (the bit is reserved there).
  */
 static bool send_ipi(uint32_t apic_id, uint32_t low)
 {
 	int i;
 
+	if (x2apic) {
+		wrmsr(MSR_X2APIC_BASE + LAPIC_ICR_LOW / 16, (uint64_t)apic_id << 32 | low);
+		return true;
+	}
 	lapic_write(LAPIC_ICR_HIGH, apic_id << 24);
 	lapic_write(LAPIC_ICR_LOW, low);
 	for (i = 0; i < 1000; i++) {
@@ -107,6 +159,12 @@ static bool send_ipi(uint32_t apic_id, uint32_t low)
 	printk(KERN_WARNING "lapic: an IPI (ICR %x) to APIC id %u was not accepted within 10 ms\n",
 	       low, apic_id);
 	return false;
+}
+
+/* A fixed interrupt on vector to the CPU with that APIC id. */
+void lapic_send_ipi(uint32_t apic_id, uint8_t vector)
+{
+	send_ipi(apic_id, ICR_FIXED | ICR_ASSERT | vector);
 }
 
 /*

@@ -9,10 +9,14 @@
 #include <ccos/vgetcpu.h>
 #include <ccos/vsyscall.h>
 #include <ccos/vvar.h>
+#include <ccos/tlb.h>
+#include <ccos/trap.h>
 #include <ccos/x86.h>
 
 struct percpu cpus[MAX_CPUS];
 int nr_cpus = 1;
+bool lapic_ready;
+static bool aps_released;	/* smp_start_aps: the APs may enter the scheduler */
 
 /* For the CPU being started: which one it is, and its stack (boot/entry.asm). */
 static int ap_booting;
@@ -45,11 +49,26 @@ static void getcpu_self_check(struct percpu *c)
 	c->getcpu_rdtscp = vvar.vgetcpu_mode == VGETCPU_RDTSCP ? vgetcpu_read(VGETCPU_RDTSCP) : ~0u;
 }
 
+/* A reschedule IPI: a process became runnable for this CPU, or it must look again (sched_wake). */
+static void reschedule_interrupt(struct trap_frame *tf)
+{
+	(void)tf;
+	lapic_eoi();
+	this_cpu()->need_resched = true;
+}
+
+void smp_send_reschedule(int cpu)
+{
+	lapic_send_ipi(cpus[cpu].apic_id, RESCHEDULE_VECTOR);
+}
+
 /*
  * An application processor, on its own stack and the kernel's page tables
  * (boot/entry.asm): the per-CPU state that the boot CPU set up in kmain,
- * in the same order. Then it halts with interrupts off: no interrupt is
- * routed to it yet, and processes run on CPU 0 only (docs/smp.md).
+ * in the same order. Then it waits, halted with interrupts on, until
+ * kmain has made the kernel's read-only-after-init pages read-only
+ * (smp_start_aps); it drops whatever its TLB cached of them while they
+ * were writable, starts its tick and enters the scheduler.
  */
 __noreturn void ap_main(void)
 {
@@ -62,13 +81,27 @@ __noreturn void ap_main(void)
 	idt_load();
 	syscall_init();
 	fpu_init();		/* saves the same initial FPU state again: harmless */
+	lapic_setup_cpu();
 	vsyscall_set_cpu(cpu, 0);
 	getcpu_self_check(c);
+	c->pml4 = kernel_pml4;
 	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
-	for (;;) {
-		cli();
-		hlt();
-	}
+	while (!__atomic_load_n(&aps_released, __ATOMIC_ACQUIRE))
+		safe_halt();
+	cli();
+	write_cr3(read_cr3());	/* no global pages: this flushes the whole TLB */
+	lapic_timer_start();
+	scheduler();
+}
+
+/* After mark_ro_after_init: release the APs into the scheduler. */
+void smp_start_aps(void)
+{
+	int i;
+
+	__atomic_store_n(&aps_released, true, __ATOMIC_RELEASE);
+	for (i = 1; i < nr_cpus; i++)
+		smp_send_reschedule(i);
 }
 
 /* Start CPU cpu at APIC id apic_id from the trampoline page; wait up to 100 ms for it. */
@@ -117,8 +150,8 @@ static void print_cpus(void)
 
 	for (i = 0; i < nr_cpus; i++)
 		len += snprintf(ids + len, sizeof(ids) - len, " %u", cpus[i].apic_id);
-	printk("smp: %d CPU%s up, APIC ids%s; processes run on CPU 0, the others halt\n",
-	       nr_cpus, nr_cpus == 1 ? "" : "s", ids);
+	printk("smp: %d CPU%s up, APIC ids%s (%s); processes run on every CPU\n",
+	       nr_cpus, nr_cpus == 1 ? "" : "s", ids, x2apic ? "x2APIC" : "xAPIC");
 }
 
 /*
@@ -131,8 +164,11 @@ void smp_init(void)
 	int i, n;
 
 	cpus[0].online = true;
+	cpus[0].pml4 = kernel_pml4;
 	getcpu_self_check(&cpus[0]);
-	if (!lapic_init())
+	idt_set_handler(RESCHEDULE_VECTOR, reschedule_interrupt, 0);
+	tlb_init();
+	if (!lapic_ready)
 		goto out;
 	bsp = cpus[0].apic_id = lapic_id();
 	if (acpi_info.n_cpus > MAX_CPUS)

@@ -1,4 +1,4 @@
-/* time_init: bring up ACPI, HPET, TSC, RTC and timekeeping, then the PIT tick through the PIC. */
+/* time_init: bring up ACPI, HPET, TSC, RTC and timekeeping, then the tick: the local APIC timer, else the PIT. */
 #include <ccos/time.h>
 #include <ccos/clock.h>
 #include <ccos/acpi.h>
@@ -7,6 +7,7 @@
 #include <ccos/boot.h>
 #include <ccos/mm.h>
 #include <ccos/printk.h>
+#include <ccos/lapic.h>
 #include <ccos/x86.h>
 
 uint64_t tick_nsec = NSEC_PER_SEC / HZ;	/* until time_init measures the PIT's */
@@ -39,28 +40,51 @@ static time64_t boot_wall_time(void)
 	return rtc_mktime(&t);
 }
 
+/* One tick lasts count cycles of a clock of hz: what jiffies measures time in. */
+static void set_tick_length(uint64_t count, uint64_t hz)
+{
+	tick_nsec = (count * NSEC_PER_SEC + hz / 2) / hz;
+	clocks_calc_mult_shift(&jiffies_clocksource.mult, &jiffies_clocksource.shift,
+			       count * NSEC_PER_SEC, hz);
+	jiffies_clocksource.res_ns = NSEC_PER_SEC / HZ;
+}
+
+/*
+ * The tick: each CPU's local APIC timer where there is a local APIC
+ * (arch/x86/lapic_timer.c), else PIT channel 0 through the 8259 to CPU 0.
+ */
 void time_init(void)
 {
 	struct clocksource *cs;
 	time64_t wall;
 	uint16_t divisor;
+	uint64_t count, rate;
 
 	if ((void *)&vvar != (void *)__vvar_page)
 		panic("vvar is at %p, not at the vvar page %p: check .vvar in linker/kernel.ld",
 		      (void *)&vvar, (void *)__vvar_page);
 	acpi_init(boot_info.rsdp);
 	hpet_init(acpi_info.hpet_address);
+	lapic_ready = lapic_init();
+	if (lapic_ready)
+		lapic_timer_calibrate_begin();
 	tsc_init();
 	wall = boot_wall_time();
 
 	pic_init();
+	if (lapic_ready && lapic_timer_init(&count, &rate)) {
+		set_tick_length(count, rate);
+		cs = clocksource_select(boot_options.clocksource);
+		timekeeping_init(cs, wall);
+		lapic_timer_start();
+		printk("timer: local APIC timer at %d Hz (%lu counts of %lu Hz, %lu ns a tick) on every CPU, vector 0x%x\n",
+		       HZ, count, rate, tick_nsec, LAPIC_TIMER_VECTOR);
+		sti();
+		return;
+	}
 	divisor = pit_start_periodic(HZ);
 	/* One tick is divisor / PIT_HZ seconds: 10000151 ns, not 10^7, at HZ = 100. */
-	tick_nsec = ((uint64_t)divisor * NSEC_PER_SEC + PIT_HZ / 2) / PIT_HZ;
-	clocks_calc_mult_shift(&jiffies_clocksource.mult, &jiffies_clocksource.shift,
-			       (uint64_t)divisor * NSEC_PER_SEC, PIT_HZ);
-	jiffies_clocksource.res_ns = NSEC_PER_SEC / HZ;
-
+	set_tick_length(divisor, PIT_HZ);
 	cs = clocksource_select(boot_options.clocksource);
 	timekeeping_init(cs, wall);
 	irq_set_handler(IRQ_TIMER, timer_interrupt);

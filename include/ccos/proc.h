@@ -87,6 +87,8 @@ struct process {
 	/* Of a group leader, for the whole group: exit_group's status. */
 	bool group_exiting;
 	int group_exit_status;
+	uint64_t cpus_allowed;		/* sched_setaffinity's mask: bit n = CPU n */
+	int cpu;			/* the CPU it runs or last ran on */
 };
 
 #define MAX_CPUS	8
@@ -110,6 +112,12 @@ struct percpu {
 	int irq_off_depth;
 	bool irq_was_on;
 	int locks_held;
+	/* The scheduler (kernel/sched.c). */
+	uint64_t scheduler_context;	/* its saved rsp while a process runs */
+	bool need_resched;		/* set by the tick: yield on the way to user mode */
+	bool idle;			/* halted in the idle loop: a wakeup sends an IPI */
+	int last_run;			/* index in proc_table of the last one run */
+	uint64_t pml4;			/* the address space in CR3 (arch/x86/tlb.c) */
 };
 
 extern struct percpu cpus[MAX_CPUS];
@@ -193,10 +201,22 @@ __noreturn void scheduler(void);
 void yield(void);
 void schedule(void);
 void sleep_on(const void *chan);
+void sleep_on_killable(const void *chan);	/* only a fatal signal ends it */
+void sched_kick(struct process *p);		/* a running p looks at its signals */
 void sleep_until(const void *chan, uint64_t wake_at_ns);
 void wakeup(const void *chan);
-extern bool need_resched;		/* read and written with interrupts off */
+void sched_wake(struct process *p);	/* make p runnable, and wake an idle CPU for it */
 void return_to_user_work(struct trap_frame *tf);
+
+/* This CPU's need_resched, tested in one GS-relative compare. */
+static inline bool need_resched(void)
+{
+	__asm__ goto("cmpb $0, %%gs:%c0\n\tjne %l[yes]"
+		     : : "i"(offsetof(struct percpu, need_resched)) : "cc" : yes);
+	return false;
+yes:
+	return true;
+}
 
 /*
  * The last step before any return to user mode. Most returns have nothing
@@ -210,7 +230,7 @@ static inline void return_to_user(struct trap_frame *tf)
 {
 	struct process *p = current();
 
-	if (need_resched || p->sig.pending || tf->rip >= USER_TOP)
+	if (need_resched() || p->sig.pending || tf->rip >= USER_TOP)
 		return_to_user_work(tf);
 }
 

@@ -9,19 +9,28 @@ from harness import Config, register, _load_tool
 
 _bench = _load_tool("bench")
 
+# The CPUs of each boot (docs/testing.md): the -smp 1, 2 and 4 matrix is
+# spread over the boots instead of multiplying them. -smp 4: ktest-bios and
+# init-bios (with lockdebug); -smp 2: ktest-uefi, init-uefi, every qemu64
+# boot (getcpu's LSL path on each CPU), the vsyscall boots that call the
+# page (native and xonly: getcpu pinned to each CPU); the
+# others one CPU.
+SMP2 = ("-smp", "2")
+SMP4 = ("-smp", "4")
+
 CONFIGS = [
     # In-kernel tests (kernel/*_test.c) under both firmwares, and on a
     # baseline CPU model (no SMEP, SMAP, RDRAND, invariant TSC, ...). The
     # boot summary lines of the first two are checked too (test_boot.py).
-    # These two start more CPUs (arch/x86/smp_test.c checks each one);
-    # ktest-qemu64 and ptdump-bios run the same tests on one CPU.
-    Config("ktest-bios", fw="bios", cmdline="ktest lockdebug", ktap=True, extra=("-smp", "4")),
-    Config("ktest-uefi", fw="uefi", cmdline="ktest", ktap=True, extra=("-smp", "2")),
-    Config("ktest-qemu64", fw="bios", cpu="qemu64", cmdline="ktest", ktap=True),
+    # These three start more CPUs (arch/x86/smp_test.c checks each one);
+    # ptdump-bios runs the same tests on one CPU.
+    Config("ktest-bios", fw="bios", cmdline="ktest lockdebug", ktap=True, extra=SMP4),
+    Config("ktest-uefi", fw="uefi", cmdline="ktest", ktap=True, extra=SMP2),
+    Config("ktest-qemu64", fw="bios", cpu="qemu64", cmdline="ktest", ktap=True, extra=SMP2),
     # init and the user-space test programs (user/*.c), under both firmwares.
     # `-- test` makes init run them; without it init starts the shell.
-    Config("init-bios", fw="bios", ktap=True, timeout=120, cmdline="lockdebug -- test"),
-    Config("init-uefi", fw="uefi", ktap=True, timeout=120, cmdline="-- test"),
+    Config("init-bios", fw="bios", ktap=True, timeout=120, cmdline="lockdebug -- test", extra=SMP4),
+    Config("init-uefi", fw="uefi", ktap=True, timeout=120, cmdline="-- test", extra=SMP2),
     # The kernel's page tables as ptdump prints them (test_memory.py).
     Config("ptdump-bios", fw="bios", cmdline="ptdump ktest"),
     # The vDSO's clock-dependent tests (user/vdsotest.c) with the other clock
@@ -30,7 +39,7 @@ CONFIGS = [
     # RDSEED or RDTSCP, where the vDSO's address comes from the TSC and RTC.
     Config("vdso-hpet", fw="bios", cmdline="clocksource=hpet -- /bin/vdsotest", ktap=True),
     Config("vdso-jiffies", fw="bios", cmdline="clocksource=jiffies -- /bin/vdsotest", ktap=True),
-    Config("vdso-qemu64", fw="bios", cpu="qemu64", cmdline="-- /bin/vdsotest", ktap=True),
+    Config("vdso-qemu64", fw="bios", cpu="qemu64", cmdline="-- /bin/vdsotest", ktap=True, extra=SMP2),
     # The vDSO's lookup, maps lines and shared pages (user/vdsomap.c), which
     # vdsotest ran in the two boots above before the split; init-qemu64 runs
     # it on the baseline CPU.
@@ -50,17 +59,17 @@ CONFIGS = [
     # SMEP and SMAP; the clocksource boots feed the native page each counter,
     # jiffies making it fall back to its system call.
     Config("vsyscall-native-bios", fw="bios", mode="native", ktap=True,
-           cmdline="clocksource=tsc -- /bin/vsyscalltest"),
+           cmdline="clocksource=tsc -- /bin/vsyscalltest", extra=SMP2),
     Config("vsyscall-xonly-bios", fw="bios", mode="xonly", ktap=True,
-           cmdline="-- /bin/vsyscalltest"),
+           cmdline="-- /bin/vsyscalltest", extra=SMP2),
     Config("vsyscall-none-bios", fw="bios", mode="none", ktap=True,
            cmdline="-- /bin/vsyscalltest"),
     Config("vsyscall-native-uefi", fw="uefi", mode="native", ktap=True,
-           cmdline="-- /bin/vsyscalltest"),
+           cmdline="-- /bin/vsyscalltest", extra=SMP2),
     Config("vsyscall-emulate-qemu64", fw="bios", mode="emulate", cpu="qemu64", ktap=True,
-           cmdline="-- /bin/vsyscalltest"),
+           cmdline="-- /bin/vsyscalltest", extra=SMP2),
     Config("vsyscall-native-qemu64", fw="bios", mode="native", cpu="qemu64", ktap=True,
-           cmdline="-- /bin/vsyscalltest"),
+           cmdline="-- /bin/vsyscalltest", extra=SMP2),
     Config("vsyscall-native-hpet", fw="bios", mode="native", ktap=True,
            cmdline="clocksource=hpet -- /bin/vsyscalltest"),
     Config("vsyscall-native-jiffies", fw="bios", mode="native", ktap=True,
@@ -70,7 +79,7 @@ CONFIGS = [
     # init runs, the signal tests among them, on a baseline CPU (no SMEP,
     # SMAP), mapstest where the [vsyscall] line differs, and the article's
     # experiment: cat /proc/self/maps, twice (user/catmaps.c).
-    Config("init-qemu64", fw="bios", cpu="qemu64", ktap=True, timeout=120, cmdline="-- test"),
+    Config("init-qemu64", fw="bios", cpu="qemu64", ktap=True, timeout=120, cmdline="-- test", extra=SMP2),
     Config("maps-xonly", fw="bios", mode="xonly", ktap=True, cmdline="-- /bin/mapstest"),
     Config("maps-none", fw="bios", mode="none", ktap=True, cmdline="-- /bin/mapstest"),
     Config("maps-twice", fw="bios", ktap=True, cmdline="-- /bin/catmaps"),

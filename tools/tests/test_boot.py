@@ -56,7 +56,7 @@ def test_command_line(boot, name):
 
 # (config, -smp N): the boot lists every CPU the MADT names, by APIC id
 # (QEMU numbers them 0..N-1); arch/x86/smp_test.c checks each one's state.
-SMP_BOOTS = [("ktest-bios", 4), ("ktest-uefi", 2), ("ktest-qemu64", 1)]
+SMP_BOOTS = [("ktest-bios", 4), ("ktest-uefi", 2), ("ktest-qemu64", 2), ("ptdump-bios", 1)]
 
 
 @pytest.mark.parametrize("name,ncpus", SMP_BOOTS)
@@ -65,5 +65,26 @@ def test_smp_cpus_up(boot, name, ncpus):
     smp = ("-smp", str(ncpus)) if ncpus > 1 else ()
     assert tuple(b.config.extra) == smp, "configs.py: %s should boot with %r" % (name, smp)
     b.expect(r"^acpi: MADT: %d CPUs?," % ncpus)
-    b.expect(r"^smp: %d CPUs? up, APIC ids %s; processes run on CPU 0, the others halt$"
+    b.expect(r"^smp: %d CPUs? up, APIC ids %s \((xAPIC|x2APIC)\); processes run on every CPU$"
              % (ncpus, " ".join(str(i) for i in range(ncpus))))
+    # The tick: each CPU's local APIC timer, at HZ, measured to within 1%.
+    m = b.expect(r"^timer: local APIC timer at 100 Hz \((\d+) counts of (\d+) Hz, (\d+) ns a tick\)"
+                 r" on every CPU, vector 0xf0$")
+    count, rate, ns = (int(x) for x in m.groups())
+    assert count == rate // 100 and abs(ns - 10**7) < 10**5, b.report("the tick: " + m.group(0))
+
+
+# (config, -smp N, instruction): getcpu pinned to each CPU in turn
+# (user/vsyscall/pinned.c) read every CPU of the boot, on the qemu64 boots
+# through lsl (no RDTSCP there), elsewhere through rdtscp.
+PINNED_BOOTS = [("init-bios", 4, "rdtscp"), ("init-uefi", 2, "rdtscp"),
+                ("init-qemu64", 2, "lsl"), ("vsyscall-native-bios", 2, "rdtscp"),
+                ("vsyscall-native-qemu64", 2, "lsl"), ("vsyscall-emulate-qemu64", 2, "lsl"),
+                ("vsyscall-xonly-bios", 2, "rdtscp"), ("vsyscall-native-jiffies", 1, "rdtscp")]
+
+
+@pytest.mark.parametrize("name,ncpus,insn", PINNED_BOOTS)
+def test_getcpu_pinned_on_every_cpu(boot, name, ncpus, insn):
+    b = boot(name)
+    b.expect(r"^# getcpu pinned: %d CPUs, each one read through all four paths \(%s\)$"
+             % (ncpus, insn))

@@ -94,4 +94,8 @@ int test_hpet_readable(void);
 int test_hpet_not_writable(void);
 int test_hpet_not_executable(void);
 
+/* ---- pinned.c: getcpu's four paths on every CPU, pinned by sched_setaffinity ---- */
+
+int test_getcpu_pinned(void);
+
 #endif
