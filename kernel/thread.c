@@ -107,7 +107,7 @@ int de_thread(struct process *p)
 			break;
 		if (fatal_signal_pending(p))
 			return -EINTR;
-		sleep_on(leader);	/* proc_exit wakes it as each thread goes */
+		sleep_on_killable(leader);	/* proc_exit wakes it as each thread goes */
 	}
 	leader->group_exiting = false;
 	if (p != leader)
