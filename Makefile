@@ -46,7 +46,7 @@ KOBJ	:= $(patsubst %.c,$(BUILD)/%.o,$(KSRC_C)) $(patsubst %.asm,$(BUILD)/%.o,$(K
 all: $(BUILD)/kernel.elf user iso compile_commands.json
 
 # On a fresh machine tools/setup installs what is missing (musl-gcc among
-# it) now, before user/musl/musl.mk looks for musl-gcc, so that the first
+# it) now, before user/libc.mk looks for musl-gcc, so that the first
 # run already builds everything; the setup-check target below stops the
 # run when it could not (not root).
 ifeq ($(MAKELEVEL),0)

@@ -31,7 +31,7 @@ static const char *const programs[] = {
 	"/bin/glibctest",
 };
 
-/* Built only where musl-gcc is (user/musl/musl.mk): a skip when missing. */
+/* Built only where musl-gcc is (user/libc.mk): a skip when missing. */
 static const char *const optional[] = {
 	"/bin/musltest",
 	"/bin/muslsig",

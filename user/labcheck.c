@@ -224,10 +224,7 @@ static int test_hpet_not_executable(void)
 
 /* ---- the list, then the programs to run after it ---- */
 
-static const struct {
-	const char *name;
-	int (*run)(void);
-} checks[] = {
+static const struct test checks[] = {
 	{ "fixmap_vvar_readable_jiffies_advance", test_vvar_readable },
 	{ "fixmap_vvar_not_writable", test_vvar_not_writable },
 	{ "fixmap_vvar_not_executable", test_vvar_not_executable },

@@ -45,6 +45,5 @@ $(BUILD)/user/labcheck.elf: $(LABCHECK_OBJS)
 .SECONDARY: $(USER_PROGS:.elf=.o) $(USER_LIB_OBJS) $(PART_OBJS)
 
 -include $(USER_PROGS:.elf=.d) $(USER_LIB_OBJS:.o=.d) $(PART_OBJS:.o=.d)
-include user/musl/musl.mk
+include user/libc.mk
 include user/attack/attack.mk
-include user/glibc/glibc.mk

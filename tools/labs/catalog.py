@@ -66,6 +66,22 @@ class Lab:
         return sum(c.points for c in self.checks)
 
 
+def calls_answer(boot, how, points=(20, 10, 10)):
+    """The three entries answer as their system calls do, in the boot named."""
+    return (ktap(points[0], "gettimeofday at +0x000 %s" % how, boot, "gettimeofday_between_syscalls"),
+            ktap(points[1], "time at +0x400 %s" % how, boot, "time_matches_syscall"),
+            ktap(points[2], "getcpu at +0x800 %s" % how, boot, "getcpu_matches_syscall"))
+
+
+def bad_input_kills(boot):
+    """An emulated call with a bad pointer or a bad stack: SIGSEGV, nothing written."""
+    return (ktap(5, "a bad pointer: SIGSEGV, nothing written", boot,
+                 "bad_pointers_sigsegv_nothing_written"),
+            ktap(5, "outputs across pages: SIGSEGV, nothing written", boot,
+                 "outputs_across_pages_nothing_written"),
+            ktap(10, "a bad stack: SIGSEGV", boot, "bad_stack_sigsegv"))
+
+
 LABS = [
     Lab(1, "fixmap", "the fixmap: the vvar page and the HPET page", (
         page(20, "vvar page: user, read-only, no-execute", "emulate", VVAR,
@@ -91,13 +107,9 @@ LABS = [
         answers(5),
     )),
     Lab(3, "emulate", "emulate_vsyscall: the checks, the call, the emulated ret", (
-        ktap(20, "gettimeofday at +0x000 is emulated", "emulate", "gettimeofday_between_syscalls"),
-        ktap(10, "time at +0x400 is emulated", "emulate", "time_matches_syscall"),
-        ktap(10, "getcpu at +0x800 is emulated", "emulate", "getcpu_matches_syscall"),
+        *calls_answer("emulate", "is emulated"),
         ktap(5, "every other offset of the page is harmless", "emulate", "call_every_offset"),
-        ktap(10, "a bad pointer: SIGSEGV, nothing written", "emulate",
-             "bad_pointers_sigsegv_nothing_written"),
-        ktap(10, "a bad stack: SIGSEGV", "emulate", "bad_stack_sigsegv"),
+        *bad_input_kills("emulate"),
         ktap(10, "strict seccomp: SIGKILL", "emulate", "seccomp_strict"),
         line(5, "console: illegal int 0xcc warning", "emulate",
              r"\[\d+\] illegal int 0xcc \(exploit attempt\?\) ip:[0-9a-f]+ sp:"),
@@ -113,14 +125,10 @@ LABS = [
     )),
     Lab(4, "xonly", "xonly: emulate from the instruction-fetch fault", (
         ktap(5, "the test program sees xonly", "xonly", "mode_detected"),
-        ktap(20, "gettimeofday at +0x000 is emulated", "xonly", "gettimeofday_between_syscalls"),
-        ktap(10, "time at +0x400 is emulated", "xonly", "time_matches_syscall"),
-        ktap(10, "getcpu at +0x800 is emulated", "xonly", "getcpu_matches_syscall"),
+        *calls_answer("xonly", "is emulated"),
         ktap(10, "reading the page faults", "xonly", "page_readable_per_mode"),
         ktap(10, "every other offset faults", "xonly", "call_every_offset"),
-        ktap(10, "a bad pointer: SIGSEGV, nothing written", "xonly",
-             "bad_pointers_sigsegv_nothing_written"),
-        ktap(10, "a bad stack: SIGSEGV", "xonly", "bad_stack_sigsegv"),
+        *bad_input_kills("xonly"),
         line(10, "console: read attempt warning", "xonly", r"\[\d+\] vsyscall read attempt denied ip:"),
         answers(5),
     )),

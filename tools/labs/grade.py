@@ -10,6 +10,7 @@ import os
 import re
 
 import harness
+import ktap
 from catalog import BOOTS
 
 TODO = re.compile(r"^.*LAB TODO: .*$", re.MULTILINE)
@@ -33,7 +34,7 @@ def config(key, tree=None, prefix="lab"):
 def fatal(boot):
     """What makes a boot unusable as a whole: panic, triple fault, hang, no kernel."""
     want = boot.status if boot.status is not None else 0
-    return harness.classify(boot.log, boot.status, timed_out=boot.timed_out,
+    return ktap.classify(boot.log, boot.status, timed_out=boot.timed_out,
                             timeout=boot.config.timeout, expect_status=want,
                             qemu_output=boot.qemu_output)
 

@@ -9,6 +9,7 @@ import time
 import pytest
 
 import harness
+import ktap
 import procs
 from harness import Boot, Config, classify, clean_log, parse_ktap
 
@@ -43,15 +44,15 @@ def test_parse_results():
 
 
 def test_result_line_forms():
-    r = harness.parse_result("ok 7 - dashed name")
+    r = ktap.parse_result("ok 7 - dashed name")
     assert (r.number, r.name) == (7, "dashed name")
-    r = harness.parse_result("not ok 8")
+    r = ktap.parse_result("not ok 8")
     assert (r.ok, r.number, r.name) == (False, 8, "")
-    r = harness.parse_result("not ok 9 slow # TODO later")
+    r = ktap.parse_result("not ok 9 slow # TODO later")
     assert (r.directive, r.reason, r.failed) == ("TODO", "later", False)
-    assert harness.parse_result("ok") is None
-    assert harness.parse_result("okay 1 x") is None
-    assert harness.parse_result("ok 1x") is None
+    assert ktap.parse_result("ok") is None
+    assert ktap.parse_result("okay 1 x") is None
+    assert ktap.parse_result("ok 1x") is None
 
 
 def test_indented_lines_are_not_results():

@@ -18,6 +18,7 @@ import subprocess
 import pytest
 
 import harness
+import ktap
 import procs
 
 PROGRAMS = ["sigfault", "sigframe", "sigmask", "sigstate", "mapstest", "musltest", "muslsig",
@@ -37,7 +38,7 @@ def run_program(name, *args, timeout=120):
     r = procs.run([elf] + list(args), timeout, cwd=harness.ROOT)
     assert not r.timed_out, "timed out after %d s:\n%s" % (timeout, r.stdout)
     assert not r.left, "processes left behind (killed now): %s\n%s" % (r.left, r.stdout)
-    docs = harness.parse_ktap(r.stdout)
+    docs = ktap.parse_ktap(r.stdout)
     assert len(docs) == 1 and docs[0].plan, "no KTAP plan:\n" + r.stdout
     assert len(docs[0].results) == docs[0].plan, r.stdout
     return r, docs[0]

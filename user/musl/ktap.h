@@ -1,4 +1,4 @@
-/* KTAP output for the musl programs: plan, numbered results, a reason for a failure, the watchdog. */
+/* KTAP output for the musl programs: plan, numbered results, a reason for a failure, the watchdog, the table runner. */
 #ifndef MUSL_KTAP_H
 #define MUSL_KTAP_H
 
@@ -118,5 +118,23 @@ static int ktap_done(void)
 	       ktap_failed, ktap_skipped);
 	return ktap_failed != 0;
 }
+
+/* A program's cases, in order; KTAP_MAIN(cases) runs them all and is main's status. */
+struct ktap_test {
+	const char *name;
+	int (*run)(void);
+};
+
+static int __attribute__((unused)) ktap_run(const struct ktap_test *cases, unsigned int n)
+{
+	unsigned int i;
+
+	ktap_plan(n);
+	for (i = 0; i < n; i++)
+		ktap_case(cases[i].name, cases[i].run);
+	return ktap_done();
+}
+
+#define KTAP_MAIN(cases)	ktap_run(cases, sizeof(cases) / sizeof(cases[0]))
 
 #endif

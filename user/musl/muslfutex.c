@@ -422,10 +422,7 @@ static int test_storm_leaks_nothing(void)
 	       fail("MemFree went from %ld kB to %ld kB", before, after);
 }
 
-static const struct {
-	const char *name;
-	int (*run)(void);
-} tests[] = {
+static const struct ktap_test tests[] = {
 	{ "wait_eagain_efault_einval", test_wait_errors },
 	{ "wake_nobody_unmapped_kernel", test_wake_errors },
 	{ "wait_timeouts", test_timeouts },
@@ -440,10 +437,5 @@ static const struct {
 
 int main(void)
 {
-	unsigned i;
-
-	ktap_plan(sizeof(tests) / sizeof(tests[0]));
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		ktap_case(tests[i].name, tests[i].run);
-	return ktap_done();
+	return KTAP_MAIN(tests);
 }

@@ -288,10 +288,7 @@ static int test_proc_status(void)
 	return 1;
 }
 
-static const struct {
-	const char *name;
-	int (*run)(void);
-} tests[] = {
+static const struct ktap_test tests[] = {
 	{ "signal_to_process_unblocked_thread", test_signal_to_process },
 	{ "pthread_kill_tgkill_one_thread", test_signal_to_thread },
 	{ "exit_from_thread_ends_process", test_exit_group },
@@ -303,13 +300,8 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	unsigned i;
-
 	g_argv = argv;
 	if (argc == 3 && !strcmp(argv[1], "exec-check"))
 		return exec_check(argv[2]);
-	ktap_plan(sizeof(tests) / sizeof(tests[0]));
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		ktap_case(tests[i].name, tests[i].run);
-	return ktap_done();
+	return KTAP_MAIN(tests);
 }

@@ -270,10 +270,7 @@ static int test_ping_pong(void)
 	return 1;
 }
 
-static const struct {
-	const char *name;
-	int (*run)(void);
-} tests[] = {
+static const struct ktap_test tests[] = {
 	{ "sigsetjmp_siglongjmp_sigsegv", test_sigsetjmp_segv },
 	{ "ucontext_reg_rip_skips_ud2", test_reg_rip },
 	{ "raise_tkill", test_raise },
@@ -286,10 +283,5 @@ static const struct {
 
 int main(void)
 {
-	unsigned i;
-
-	ktap_plan(sizeof(tests) / sizeof(tests[0]));
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		ktap_case(tests[i].name, tests[i].run);
-	return ktap_done();
+	return KTAP_MAIN(tests);
 }

@@ -22,7 +22,7 @@
 #include "ktap.h"
 
 /*
- * Built with musl-gcc -static (user/musl/musl.mk), it runs as it is on
+ * Built with musl-gcc -static (user/libc.mk), it runs as it is on
  * ccos and on Linux. Each case uses libc as any program would; what it
  * needs from the kernel is in the comment above it.
  */
@@ -380,10 +380,7 @@ static int test_uname(void)
 	return 1;
 }
 
-static const struct {
-	const char *name;
-	int (*run)(void);
-} tests[] = {
+static const struct ktap_test tests[] = {
 	{ "startup_argv_envp_auxv", test_startup },
 	{ "tls_arch_prctl", test_tls },
 	{ "errno", test_errno },
@@ -404,12 +401,7 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	unsigned i;
-
 	g_argc = argc;
 	g_argv = argv;
-	ktap_plan(sizeof(tests) / sizeof(tests[0]));
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		ktap_case(tests[i].name, tests[i].run);
-	return ktap_done();
+	return KTAP_MAIN(tests);
 }

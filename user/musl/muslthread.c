@@ -11,7 +11,7 @@
 #include "threadutil.h"
 
 /*
- * Built with musl-gcc -static (user/musl/musl.mk), it runs as it is on
+ * Built with musl-gcc -static (user/libc.mk), it runs as it is on
  * ccos and on Linux. musl's pthread_create is clone(CLONE_VM | CLONE_FS |
  * CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
  * CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID |
@@ -320,10 +320,7 @@ static int test_share_files_fs(void)
 	return 1;
 }
 
-static const struct {
-	const char *name;
-	int (*run)(void);
-} tests[] = {
+static const struct ktap_test tests[] = {
 	{ "create_join_return_value", test_create_join },
 	{ "thread_local_storage", test_tls },
 	{ "mutex_counter", test_mutex },
@@ -334,13 +331,7 @@ static const struct {
 	{ "files_directory_umask_shared", test_share_files_fs },
 };
 
-int main(int argc, char **argv)
+int main(void)
 {
-	unsigned i;
-
-	(void)argc, (void)argv;
-	ktap_plan(sizeof(tests) / sizeof(tests[0]));
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		ktap_case(tests[i].name, tests[i].run);
-	return ktap_done();
+	return KTAP_MAIN(tests);
 }
