@@ -2,8 +2,10 @@
 
 A boot configuration (Config) names a firmware, a kernel command line, a
 vsyscall mode, a CPU model and extra QEMU arguments. boot(config) builds
-build/test/NAME/ccos.iso from build/kernel.elf and build/user/*.elf, boots it
-with the serial log in build/test/NAME/serial.log, and returns a Boot: the
+build/test/NAME/ccos.iso from build/kernel.elf and build/user/*.elf (or takes
+the one of a configuration that differs only in firmware, CPU or QEMU
+arguments), boots it with the serial log in build/test/NAME/serial.log, and
+returns a Boot: the
 exit status that ccos wrote to isa-debug-exit, the log text, the KTAP
 documents read from it, and the problems that make the boot a failure. Each
 configuration boots once per pytest session; up to two boot at a time.
@@ -181,12 +183,22 @@ def build_iso(config, workdir):
     return iso
 
 
-def prepare(config):
-    """A fresh build/test/NAME/ with the configuration's ISO in it; the ISO's path."""
+def _fresh_workdir(config):
     workdir = os.path.join(build_dir(config), "test", config.name)
     shutil.rmtree(workdir, ignore_errors=True)
     os.makedirs(workdir)
-    return build_iso(config, workdir)
+    return workdir
+
+
+def prepare(config):
+    """A fresh build/test/NAME/ with the configuration's ISO in it; the ISO's path."""
+    return build_iso(config, _fresh_workdir(config))
+
+
+def iso_key(config):
+    """What a configuration's ISO holds: configurations that differ only in
+    firmware, CPU or QEMU arguments boot the same ISO."""
+    return (build_dir(config), config.mode, config.cmdline, config.modules, config.init)
 
 
 def run_boot(config, iso=None):
@@ -207,6 +219,8 @@ def run_boot(config, iso=None):
     except (RuntimeError, OSError) as e:
         boot.problems = [str(e)]
         return boot
+    if os.path.dirname(iso) != workdir:
+        _fresh_workdir(config)      # the ISO is another configuration's, in its folder
     cmd = runqemu.qemu_command(iso, config.fw, config.cpu, config.extra,
                                serial="file:" + log_path, workdir=workdir)
     with open(os.path.join(workdir, "qemu-command.txt"), "w") as f:
@@ -243,6 +257,7 @@ _pool = ThreadPoolExecutor(max_workers=max(1, JOBS), thread_name_prefix="boot")
 _iso_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="iso")
 _lock = threading.Lock()
 _boots = {}         # name -> (Config, Future of Boot)
+_isos = {}          # iso_key -> Future of the ISO's path, made once per session
 _jobs = {}          # name -> Future, for jobs that are not boots of a Config (gdb sessions)
 _registry = {}      # name -> Config, from configs.CONFIGS
 _job_registry = {}  # name -> callable, jobs that a full run starts with the boots
@@ -318,7 +333,9 @@ def _submit(c):
             if _boots[c.name][0] != c:
                 raise ValueError("two different boot configurations are named %s" % c.name)
         else:
-            _boots[c.name] = (c, _pool.submit(_timed_boot, c, _iso_pool.submit(prepare, c)))
+            if iso_key(c) not in _isos:
+                _isos[iso_key(c)] = _iso_pool.submit(prepare, c)
+            _boots[c.name] = (c, _pool.submit(_timed_boot, c, _isos[iso_key(c)]))
         return _boots[c.name][1]
 
 
