@@ -17,7 +17,8 @@ struct idt_gate {
 /* Both tables are filled at boot, then read-only (__ro_after_init). */
 static struct idt_gate idt[256] __aligned(16) __ro_after_init;
 extern const uint64_t trap_stubs[256];
-trap_handler_t trap_handlers[256] __ro_after_init;
+/* Every vector has a handler: one call, no test, on every trap (traps.c). */
+trap_handler_t trap_handlers[256] __ro_after_init = { [0 ... 255] = unhandled_trap };
 
 /* trap_entry.asm pushes in this layout (layout.inc repeats the offsets). */
 BUILD_BUG_ON(offsetof(struct trap_frame, vector) != 15 * 8);

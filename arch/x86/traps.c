@@ -146,13 +146,10 @@ static void user_fault(struct trap_frame *tf)
 	force_sig_fault(sig, code, addr, tf);
 }
 
-void trap_dispatch(struct trap_frame *tf)
+/* The handler of every vector that has none of its own (idt.c fills the table with it). */
+void unhandled_trap(struct trap_frame *tf)
 {
-	trap_handler_t h = trap_handlers[tf->vector];
-
-	if (h)
-		h(tf);
-	else if (tf->vector >= 32)
+	if (tf->vector >= 32)
 		printk(KERN_WARNING "warning: interrupt on vector %lu with no handler ignored\n",
 		       tf->vector);
 	else if (!user_mode(tf))
@@ -162,6 +159,11 @@ void trap_dispatch(struct trap_frame *tf)
 	else
 		panic_frame(tf, "%s (vector %lu) from user mode",
 			    exception_name(tf->vector), tf->vector);
+}
+
+void trap_dispatch(struct trap_frame *tf)
+{
+	trap_handlers[tf->vector](tf);
 	if (user_mode(tf))
 		return_to_user(tf);
 }

@@ -52,6 +52,7 @@ void idt_load(void);
 void idt_init(void);
 void idt_set_handler(int vector, trap_handler_t handler, int dpl);
 void trap_dispatch(struct trap_frame *tf);
+void unhandled_trap(struct trap_frame *tf);
 void tss_set_rsp0(uint64_t rsp0);
 const char *exception_name(uint64_t vector);
 void dump_registers(const struct trap_frame *tf);

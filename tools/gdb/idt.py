@@ -47,16 +47,17 @@ def c_handler(v):
         h = int(value("trap_handlers[%d]" % v)) & MASK64
     except gdb.GdbError:
         return None
-    return symbol(h) or "%#x" % h if h else ""
+    name = symbol(h) or "%#x" % h
+    return "" if name == "unhandled_trap" else name
 
 
 SIGNALS = {4: "SIGILL", 5: "SIGTRAP", 7: "SIGBUS", 8: "SIGFPE", 11: "SIGSEGV"}
 
 
 def without_c_handler(v):
-    """What trap_dispatch does with a vector that has no C handler."""
+    """What unhandled_trap, the handler of every vector without one of its own, does with v."""
     if v >= 32:
-        return "no C handler: trap_dispatch warns and ignores it"
+        return "no C handler: unhandled_trap warns and ignores it"
     try:
         sig = int(value("user_fault_signals[%d].sig" % v))
     except gdb.GdbError:
