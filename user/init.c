@@ -26,6 +26,7 @@ static const char *const programs[] = {
 	"/bin/muslthread",
 	"/bin/muslgroup",
 	"/bin/muslfutex",
+	"/bin/muslsmp",
 	"/bin/sysabi",
 	"/bin/sysclone",
 	"/bin/glibctest",
@@ -38,6 +39,7 @@ static const char *const optional[] = {
 	"/bin/muslthread",
 	"/bin/muslgroup",
 	"/bin/muslfutex",
+	"/bin/muslsmp",
 	"/bin/glibctest",
 };
 #define NOT_BUILT	(-ENOENT)

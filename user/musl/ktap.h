@@ -43,6 +43,15 @@ static void ktap_ok(int ok, const char *name)
 	ktap_reason[0] = '\0';
 }
 
+/* A case that cannot run here returns skip_case(why): its line says SKIP and why. */
+#define KTAP_SKIPPED	2
+
+static int __attribute__((unused)) skip_case(const char *why)
+{
+	snprintf(ktap_reason, sizeof(ktap_reason), "%s", why);
+	return KTAP_SKIPPED;
+}
+
 static void __attribute__((unused)) ktap_skip(const char *name, const char *why)
 {
 	printf("ok %d %s # SKIP %s\n", ktap_next++, name, why);
@@ -84,6 +93,10 @@ static void ktap_case(const char *name, int (*run)(void))
 		signal(SIGALRM, SIG_DFL);
 		int ok = run();
 
+		if (ok == KTAP_SKIPPED) {
+			ktap_skip(name, ktap_reason);
+			_exit(KTAP_SKIPPED);
+		}
 		ktap_ok(ok, name);
 		_exit(!ok);
 	}
@@ -96,8 +109,9 @@ static void ktap_case(const char *name, int (*run)(void))
 		;
 	alarm(0);
 	watched = 0;
-	if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) <= 1 && !watchdog_fired) {
-		ktap_failed += WEXITSTATUS(status);
+	if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) <= KTAP_SKIPPED && !watchdog_fired) {
+		ktap_failed += WEXITSTATUS(status) == 1;
+		ktap_skipped += WEXITSTATUS(status) == KTAP_SKIPPED;
 		ktap_next++;
 		return;
 	}

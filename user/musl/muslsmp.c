@@ -1,0 +1,232 @@
+/* muslsmp: musl threads on several CPUs at once, and a TLB shootdown that a reader on another CPU must see. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include "ktap.h"
+#include "threadutil.h"
+
+/*
+ * Built with musl-gcc -static, it runs as it is on ccos and on Linux.
+ * Both cases need two CPUs that run the program's threads: with one (the
+ * CPUs sched_getaffinity allows), they say SKIP and why. getcpu is musl's
+ * sched_getcpu (the vDSO's, or the system call).
+ */
+
+static int ncpus(void)
+{
+	cpu_set_t set;
+
+	return sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
+}
+
+/* ---- threads in parallel ---- */
+
+enum { MAX_THREADS = 4 };
+static volatile int cpu_now[MAX_THREADS];
+static volatile unsigned long beat[MAX_THREADS];
+static volatile int parallel, stop;
+static int nthreads;
+
+/*
+ * Each thread spins, publishing the CPU it is on and a heartbeat. Another
+ * thread's heartbeat that moves on while this one stays on its CPU, with
+ * that thread on another CPU, is two threads running at the same time.
+ */
+static void *spinner(void *arg)
+{
+	int i = (int)(long)arg, j;
+	unsigned long seen[MAX_THREADS] = { 0 };
+
+	while (!stop) {
+		int c = sched_getcpu();
+
+		cpu_now[i] = c;
+		beat[i]++;
+		for (j = 0; j < nthreads; j++) {
+			if (j == i || beat[j] == seen[j])
+				continue;
+			seen[j] = beat[j];
+			if (cpu_now[j] != c && sched_getcpu() == c)
+				parallel = 1;
+		}
+	}
+	return NULL;
+}
+
+static int test_parallel(void)
+{
+	pthread_t t[MAX_THREADS];
+	struct timespec t0;
+	int i;
+
+	nthreads = ncpus() < MAX_THREADS ? ncpus() : MAX_THREADS;
+	if (nthreads < 2)
+		return skip_case("one CPU: threads cannot run in parallel");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < nthreads; i++)
+		pthread_create(&t[i], NULL, spinner, (void *)(long)i);
+	while (!parallel && elapsed_ms(&t0) < 10000)
+		sleep_ms(10);
+	stop = 1;
+	for (i = 0; i < nthreads; i++)
+		pthread_join(t[i], NULL);
+	printf("# %d threads on %d CPUs: %s after %ld ms\n", nthreads, ncpus(),
+	       parallel ? "seen on two CPUs at once" : "never seen in parallel", elapsed_ms(&t0));
+	return parallel ? 1 : fail("no two threads were seen on different CPUs at once in 10 s");
+}
+
+/* ---- TLB shootdown: unmapped on one CPU, the reader on another must fault ---- */
+
+#define PATTERN	0x5a5a5a5a5a5a5a5aul
+enum { ROUNDS = 20, PAGES = 4 };
+
+static volatile uint64_t *page;	/* the middle page of region */
+static char *region;
+static volatile unsigned long reads;
+static volatile uint64_t bad_value;
+static volatile uintptr_t fault_addr;
+static volatile int reader_state;	/* 0 starting, 1 reading on CPU 1, -1 not on CPU 1 */
+static sigjmp_buf reader_jmp;
+
+static void on_segv(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)uc;
+	fault_addr = (uintptr_t)si->si_addr;
+	siglongjmp(reader_jmp, 1);
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) == 0 && sched_getcpu() == cpu;
+}
+
+/* Reads the page until it faults; a value other than the pattern is a freed frame read. */
+static void *reader(void *arg)
+{
+	(void)arg;
+	reader_state = pin(1) ? 1 : -1;
+	if (reader_state < 0 || sigsetjmp(reader_jmp, 1))
+		return NULL;
+	for (;;) {
+		uint64_t v = page[reads % 512];
+
+		if (v != PATTERN && !bad_value)
+			bad_value = v ? v : 1;
+		reads++;
+	}
+}
+
+/* The reader that did not start in time: unmap its page, and it faults out. */
+static void stop_reader(pthread_t t)
+{
+	munmap(region, 3 * 4096);
+	pthread_join(t, NULL);
+}
+
+/*
+ * The reader's page lies between two mapped pages, so that the one-page
+ * hole its munmap leaves cannot take any of the two-page mappings made
+ * next: its address stays unmapped, and only a stale TLB entry could
+ * still reach the frame, which those mappings take back and fill.
+ */
+static int map_reader_page(void)
+{
+	int i;
+
+	region = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (region == MAP_FAILED)
+		return 0;
+	page = (volatile uint64_t *)(region + 4096);
+	for (i = 0; i < 512; i++)
+		page[i] = PATTERN;
+	return 1;
+}
+
+/* One round: the main thread, on CPU 0, unmaps the page the reader reads on CPU 1. */
+static int shootdown_round(int round)
+{
+	struct timespec t0;
+	volatile uint64_t *reuse[PAGES];
+	pthread_t t;
+	void *ret;
+	int i, k;
+
+	if (!map_reader_page())
+		return fail("mmap failed");
+	reads = 0;
+	fault_addr = 0;
+	reader_state = 0;
+	pthread_create(&t, NULL, reader, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (reads < 100000 && reader_state >= 0 && elapsed_ms(&t0) < 2000)
+		;
+	if (reads < 100000) {
+		stop_reader(t);
+		return fail("round %d: the reader did not start reading on CPU 1 (%s)", round,
+			    reader_state < 0 ? "sched_setaffinity did not move it" : "too slow");
+	}
+	munmap((void *)page, 4096);
+	/* Take the freed frame back at once, filled otherwise: a stale TLB entry would read it. */
+	for (k = 0; k < PAGES; k++) {
+		reuse[k] = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				-1, 0);
+		for (i = 0; reuse[k] != MAP_FAILED && i < 1024; i++)
+			reuse[k][i] = ~PATTERN;
+	}
+	pthread_join(t, &ret);
+	for (k = 0; k < PAGES; k++)
+		if (reuse[k] != MAP_FAILED)
+			munmap((void *)reuse[k], 2 * 4096);
+	munmap(region, 3 * 4096);
+	if (bad_value)
+		return fail("round %d: the reader read %#lx, not the pattern: a freed frame through "
+			    "a stale TLB entry", round, (unsigned long)bad_value);
+	if (fault_addr < (uintptr_t)page || fault_addr >= (uintptr_t)page + 4096)
+		return fail("round %d: the reader's SIGSEGV was at %#lx, not in the page %p", round,
+			    (unsigned long)fault_addr, (void *)page);
+	return 1;
+}
+
+static int test_tlb_shootdown(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_segv, .sa_flags = SA_SIGINFO };
+	int round;
+
+	if (ncpus() < 2)
+		return skip_case("one CPU: no other CPU holds a TLB entry to shoot down");
+	if (!pin(0))
+		return fail("sched_setaffinity to CPU 0 did not move the main thread there");
+	sigaction(SIGSEGV, &sa, NULL);
+	for (round = 0; round < ROUNDS; round++)
+		if (!shootdown_round(round))
+			return 0;
+	printf("# %d rounds: the reader on CPU 1 faulted each time, never read a freed frame\n",
+	       ROUNDS);
+	return 1;
+}
+
+static const struct {
+	const char *name;
+	int (*run)(void);
+} tests[] = {
+	{ "threads_run_in_parallel", test_parallel },
+	{ "tlb_shootdown_reader_faults", test_tlb_shootdown },
+};
+
+int main(void)
+{
+	unsigned i;
+
+	ktap_plan(sizeof(tests) / sizeof(tests[0]));
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+		ktap_case(tests[i].name, tests[i].run);
+	return ktap_done();
+}
