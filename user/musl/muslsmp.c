@@ -90,6 +90,8 @@ static volatile unsigned long reads;
 static volatile uint64_t bad_value;
 static volatile uintptr_t fault_addr;
 static volatile int reader_state;	/* 0 starting, 1 reading on CPU 1, -1 not on CPU 1 */
+static volatile int unmapped;
+static struct timespec unmapped_at;
 static sigjmp_buf reader_jmp;
 
 static void on_segv(int sig, siginfo_t *si, void *uc)
@@ -108,7 +110,10 @@ static int pin(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set) == 0 && sched_getcpu() == cpu;
 }
 
-/* Reads the page until it faults; a value other than the pattern is a freed frame read. */
+/*
+ * Reads the page until it faults; a value other than the pattern is a
+ * freed frame read. Still reading 2 s after the munmap, it gives up.
+ */
 static void *reader(void *arg)
 {
 	(void)arg;
@@ -120,7 +125,8 @@ static void *reader(void *arg)
 
 		if (v != PATTERN && !bad_value)
 			bad_value = v ? v : 1;
-		reads++;
+		if (++reads % 4096 == 0 && unmapped && elapsed_ms(&unmapped_at) > 2000)
+			return (void *)1;
 	}
 }
 
@@ -164,6 +170,7 @@ static int shootdown_round(int round)
 	reads = 0;
 	fault_addr = 0;
 	reader_state = 0;
+	unmapped = 0;
 	pthread_create(&t, NULL, reader, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (reads < 100000 && reader_state >= 0 && elapsed_ms(&t0) < 2000)
@@ -174,6 +181,8 @@ static int shootdown_round(int round)
 			    reader_state < 0 ? "sched_setaffinity did not move it" : "too slow");
 	}
 	munmap((void *)page, 4096);
+	clock_gettime(CLOCK_MONOTONIC, &unmapped_at);
+	unmapped = 1;
 	/* Take the freed frame back at once, filled otherwise: a stale TLB entry would read it. */
 	for (k = 0; k < PAGES; k++) {
 		reuse[k] = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -186,6 +195,9 @@ static int shootdown_round(int round)
 		if (reuse[k] != MAP_FAILED)
 			munmap((void *)reuse[k], 2 * 4096);
 	munmap(region, 3 * 4096);
+	if (ret)
+		return fail("round %d: the reader on CPU 1 still read the page 2 s after CPU 0 "
+			    "unmapped it: its TLB entry was not shot down", round);
 	if (bad_value)
 		return fail("round %d: the reader read %#lx, not the pattern: a freed frame through "
 			    "a stale TLB entry", round, (unsigned long)bad_value);
