@@ -225,20 +225,12 @@ static int test_tlb_shootdown(void)
 	return 1;
 }
 
-static const struct {
-	const char *name;
-	int (*run)(void);
-} tests[] = {
+static const struct ktap_test tests[] = {
 	{ "threads_run_in_parallel", test_parallel },
 	{ "tlb_shootdown_reader_faults", test_tlb_shootdown },
 };
 
 int main(void)
 {
-	unsigned i;
-
-	ktap_plan(sizeof(tests) / sizeof(tests[0]));
-	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
-		ktap_case(tests[i].name, tests[i].run);
-	return ktap_done();
+	return KTAP_MAIN(tests);
 }
