@@ -26,13 +26,15 @@ static void send_from_user(struct process *p, int sig, const siginfo_t *info)
 }
 
 /*
- * pid > 0: that process. 0: every process of the caller's group. -1:
- * every process but init and the caller. < -1: every process of group
- * -pid. ESRCH when nobody was there to receive it.
+ * pid > 0: that process (a thread's id names its process, as on Linux).
+ * 0: every process of the caller's group. -1: every process but init and
+ * the caller. < -1: every process of group -pid. ESRCH when nobody was
+ * there to receive it.
  */
 long sys_kill(int pid, int sig)
 {
 	struct process *p, *me = current();
+	struct process *target = pid > 0 ? proc_find(pid) : NULL;	/* a thread names its process */
 	siginfo_t info = { .si_signo = sig, .si_code = SI_USER };
 	int sent = 0;
 
@@ -44,7 +46,7 @@ long sys_kill(int pid, int sig)
 	for (p = proc_table; p < proc_table + NPROC; p++) {
 		if (!alive(p))
 			continue;
-		if (pid > 0 && p->pid != pid)
+		if (pid > 0 && (!target || p->tgid != target->tgid))
 			continue;
 		if (pid == 0 && p->pgid != me->pgid)
 			continue;

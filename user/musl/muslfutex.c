@@ -411,10 +411,10 @@ static int test_storm_leaks_nothing(void)
 	if (!fill_process_table() || !storm(2))	/* the kernel heap at its working size */
 		return fail("the warm-up failed (see above)");
 	before = memfree_kb();
-	if (!storm(20))
+	if (!storm(10))
 		return fail("a thread, fork or join of the storm failed");
 	after = memfree_kb();
-	printf("# MemFree before %ld kB, after 240 threads and 240 forks %ld kB (%ld ms)\n",
+	printf("# MemFree before %ld kB, after 120 threads and 120 forks %ld kB (%ld ms)\n",
 	       before, after, elapsed_ms(&t0));
 	if (!on_ccos())
 		return 1;

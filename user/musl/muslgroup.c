@@ -99,6 +99,44 @@ static int test_signal_to_thread(void)
 	return 1;
 }
 
+static void *worker_unblocked(void *arg)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	return worker_wait(arg);
+}
+
+/*
+ * kill() with a thread's id is for its whole process: the thread named
+ * blocks SIGUSR1, so another thread, which does not, takes it.
+ */
+static int test_kill_tid(void)
+{
+	pthread_t t[2];
+	long tids[2];
+	sigset_t set;
+
+	sem_init(&sem, 0, 0);
+	signal(SIGUSR1, on_signal);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	pthread_create(&t[0], NULL, worker_wait, &tids[0]);
+	pthread_create(&t[1], NULL, worker_unblocked, &tids[1]);
+	sem_wait(&sem);
+	sem_wait(&sem);
+	if (kill(tids[0], SIGUSR1))
+		return fail("kill(tid, SIGUSR1): %s", strerror(errno));
+	while (sem_wait(&sem))
+		;
+	return handled_tid == tids[1] ? 1 : fail("SIGUSR1 to tid %ld handled by tid %ld, not by "
+						 "%ld, the one thread that does not block it",
+						 tids[0], handled_tid, tids[1]);
+}
+
 /* ---- exit: one thread vs the process; wait4; exec ---- */
 
 /* Run body in a child process and return its wait status (-1 on failure). */
@@ -291,6 +329,7 @@ static int test_proc_status(void)
 static const struct ktap_test tests[] = {
 	{ "signal_to_process_unblocked_thread", test_signal_to_process },
 	{ "pthread_kill_tgkill_one_thread", test_signal_to_thread },
+	{ "kill_thread_id_is_for_its_process", test_kill_tid },
 	{ "exit_from_thread_ends_process", test_exit_group },
 	{ "main_thread_exits_first", test_main_exits_first },
 	{ "fatal_signal_ends_all_threads", test_fatal_signal },
