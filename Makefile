@@ -159,7 +159,16 @@ $(BUILD)/arch/x86/vdso/vdso_image.o: NASMFLAGS += -DVDSO_SO='"$(BUILD)/vdso/vdso
 GRUB_TIMEOUT ?= 3
 ISO_MODULES = $(if $(INIT),$(INIT):/bin/init,$(BUILD)/user/init.elf:/bin/init) \
 	      $(foreach p,$(filter-out $(BUILD)/user/init.elf,$(USER_PROGS)),$(p):/bin/$(basename $(notdir $(p)))) \
-	      $(foreach m,$(MODULES),$(m):/bin/$(basename $(notdir $(m))))
+	      $(foreach m,$(MODULES),$(m):/bin/$(basename $(notdir $(m)))) \
+	      $(if $(BUSYBOX),$(BUSYBOX):/bin/busybox)
+
+# Debian's busybox-static, unmodified (tools/setup installs it), as /bin/busybox.
+# Its sh runs its other applets itself, through exec of /proc/self/exe.
+# `make run SH=busybox` boots it as init, running sh (docs/console.md).
+BUSYBOX ?= $(wildcard /bin/busybox)
+ifeq ($(SH),busybox)
+override CMDLINE += init=/bin/busybox -- sh
+endif
 
 # Crafted ELF files for the exec tests (user/proctest.c), as /bin/bad-NAME and /bin/odd-NAME.
 $(BUILD)/bad/.stamp: $(BUILD)/user/spin.elf tools/mkbadelf

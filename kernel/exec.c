@@ -125,6 +125,8 @@ int exec_image(struct process *p, const char *path, char *const argv[], int argc
 	if (old)
 		mm_release(old);
 	set_comm(p, m->name);
+	p->exe = m;
+	p->robust_list = 0;		/* as Linux: the list was the old program's */
 	close_on_exec(p);
 	memset(p->tf, 0, sizeof(*p->tf));
 	p->tf->rip = info.entry;

@@ -31,10 +31,13 @@ void files_init(void)
 	}
 }
 
+/* The module at path; /proc/self/exe is a link to the caller's own program, as on Linux. */
 const struct module_file *module_lookup(const char *path)
 {
 	int i;
 
+	if (!strcmp(path, "/proc/self/exe"))
+		return current()->exe;
 	for (i = 0; i < n_modules; i++)
 		if (!strcmp(modules[i].name, path))
 			return &modules[i];
@@ -98,6 +101,8 @@ struct file *file_open_path(const char *path, int flags, long *err)
 			*err = -ENOMEM;
 		return f;
 	}
+	if ((f = dev_open(path, err)) || *err != -ENOENT)
+		return f;
 	if ((*err = procfs_generate(path, &text, &len)) != -ENOENT) {
 		if (!*err && (flags & O_ACCMODE) != 0)
 			*err = -EACCES;

@@ -126,6 +126,7 @@ static void set_family(struct process *parent, struct process *child, uint64_t f
 	}
 	child->pgid = parent->pgid;
 	child->sid = parent->sid;
+	child->exe = parent->exe;
 }
 
 static long do_clone(uint64_t flags, uint64_t newsp, int __user *ptid, uint64_t ctid,

@@ -10,7 +10,7 @@ long sys_read(unsigned int fd, char __user *buf, size_t n)
 {
 	struct file *f = fd_file(fd);
 
-	if (!f)
+	if (!f || (f->flags & O_ACCMODE) == O_WRONLY)
 		return -EBADF;
 	if (!f->ops->read)
 		return -EINVAL;
@@ -23,10 +23,8 @@ long sys_write(unsigned int fd, const char __user *buf, size_t n)
 {
 	struct file *f = fd_file(fd);
 
-	if (!f)
+	if (!f || !file_writable(f))
 		return -EBADF;
-	if (!f->ops->write)
-		return -EBADF;	/* not open for writing */
 	if (!access_ok(buf, n))
 		return -EFAULT;
 	return f->ops->write(f, buf, n);

@@ -18,10 +18,11 @@ static const struct vdir {
 	const char *path;
 	const char *const *names;
 } vdirs[] = {
-	{ "/", (const char *const[]){ "bin", "proc", "tmp", NULL } },
+	{ "/", (const char *const[]){ "bin", "dev", "proc", "tmp", NULL } },
 	{ "/bin", NULL },
+	{ "/dev", (const char *const[]){ "null", "tty", "zero", NULL } },
 	{ "/proc", (const char *const[]){ "meminfo", "self", NULL } },
-	{ "/proc/self", (const char *const[]){ "maps", NULL } },
+	{ "/proc/self", (const char *const[]){ "exe", "maps", NULL } },
 };
 
 static const struct vdir *find_vdir(const char *path)
@@ -35,7 +36,7 @@ static const struct vdir *find_vdir(const char *path)
 }
 
 /* The part of a normalized path below /tmp ("" or "/..."), or NULL outside it. */
-static const char *in_tmp(const char *path)
+const char *in_tmp(const char *path)
 {
 	if (strncmp(path, "/tmp", 4) || (path[4] && path[4] != '/'))
 		return NULL;
@@ -70,7 +71,7 @@ static long join(char *out, const char *s)
 }
 
 /* A user's path, relative to dirfd or the working directory, as a normalized absolute path. */
-static long get_path(int dirfd, const char __user *upath, char *out)
+long get_path(int dirfd, const char __user *upath, char *out)
 {
 	char raw[PATH_MAX];
 	long len = strncpy_from_user(raw, upath, sizeof(raw));
@@ -116,7 +117,7 @@ static int vdir_dirent(struct file *f, uint64_t index, struct dirent_out *d)
 			return -ENOENT;
 		strlcpy(child, v->path, sizeof(child));
 		join(child, d->name);
-		d->type = find_vdir(child) ? DT_DIR : DT_REG;
+		d->type = find_vdir(child) ? DT_DIR : !strcmp(v->path, "/dev") ? DT_CHR : DT_REG;
 		return 0;
 	}
 	if (!(m = module_at(index)))
@@ -197,7 +198,7 @@ long sys_creat(const char __user *path, unsigned int mode)
 }
 
 /* stat of a path through a file opened and closed at once: one way for every kind. */
-static long path_stat(const char *path, struct stat *st)
+long path_stat(const char *path, struct stat *st)
 {
 	long err;
 	struct file *f = open_path(path, O_RDONLY, 0, &err);

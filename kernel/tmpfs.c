@@ -167,6 +167,21 @@ static struct tnode *create(struct tnode *dir, const char *name, uint32_t mode)
 	return n;
 }
 
+/* chmod: the permission bits; the type stays. */
+void tmpfs_chmod(struct tnode *n, uint32_t mode)
+{
+	n->mode = (n->mode & S_IFMT) | (mode & 07777);
+}
+
+/* utimensat: the one time a node keeps, which stat gives as all three. */
+void tmpfs_set_mtime(struct tnode *n, const struct timespec *ts)
+{
+	if (ts)
+		n->mtime = *ts;
+	else
+		touch(n);
+}
+
 /* --- Open files ------------------------------------------------------------------- */
 
 static ssize_t tmpfs_read(struct file *f, char __user *buf, size_t len)

@@ -29,6 +29,7 @@ static const char *const programs[] = {
 	"/bin/muslsmp",
 	"/bin/sysabi",
 	"/bin/sysclone",
+	"/bin/sysbusy",
 	"/bin/glibctest",
 };
 

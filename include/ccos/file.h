@@ -3,6 +3,7 @@
 #define CCOS_FILE_H
 
 #include <ccos/types.h>
+#include <ccos/abi.h>
 
 struct module_file {
 	const char *name;	/* the module string: /bin/init */
@@ -48,7 +49,21 @@ int fd_install(struct file *f);
 struct file *fd_file(unsigned int fd);
 struct file *file_new(const struct file_ops *ops, const void *data, size_t size);
 
+/* Open for reading or for writing (O_ACCMODE), and able to. */
+static inline bool file_readable(const struct file *f)
+{
+	return f->ops->read && (f->flags & O_ACCMODE) != O_WRONLY;
+}
+
+static inline bool file_writable(const struct file *f)
+{
+	return f->ops->write && (f->flags & O_ACCMODE) != O_RDONLY;
+}
+
 /* Generated /proc files (kernel/procfs.c): a kmalloc'd text, its length. */
 long procfs_generate(const char *path, char **text, size_t *len);
+
+/* /dev/null, /dev/zero and /dev/tty (kernel/dev.c); NULL with *err -ENOENT for another path. */
+struct file *dev_open(const char *path, long *err);
 
 #endif

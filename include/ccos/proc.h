@@ -89,6 +89,10 @@ struct process {
 	int group_exit_status;
 	uint64_t cpus_allowed;		/* sched_setaffinity's mask: bit n = CPU n */
 	int cpu;			/* the CPU it runs or last ran on */
+	const struct module_file *exe;	/* the program, which /proc/self/exe names */
+	/* A kernel buffer the user copies accept while sendfile runs (kernel/sendfile.c). */
+	const char *kbuf;
+	size_t kbuf_len;
 };
 
 #define MAX_CPUS	8

@@ -60,6 +60,18 @@ long sys_fchdir(unsigned int fd);
 long sys_getcwd(char __user *buf, unsigned long size);
 long sys_getdents64(unsigned int fd, void __user *buf, unsigned int size);
 
+/* kernel/sys_attr.c */
+long sys_readlink(const char __user *path, char __user *buf, int size);
+long sys_readlinkat(int dirfd, const char __user *path, char __user *buf, int size);
+long sys_utimensat(int dirfd, const char __user *path, const struct timespec __user *times,
+		   int flags);
+long sys_chmod(const char __user *path, unsigned int mode);
+long sys_fchmod(unsigned int fd, unsigned int mode);
+long sys_fchmodat(int dirfd, const char __user *path, unsigned int mode);
+
+/* kernel/sendfile.c */
+long sys_sendfile(int out_fd, int in_fd, long __user *offset, size_t count);
+
 /* kernel/sys_mm.c */
 long sys_mmap(uint64_t addr, uint64_t len, long prot, long flags, long fd, long off);
 long sys_munmap(uint64_t addr, uint64_t len);

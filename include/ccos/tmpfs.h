@@ -19,6 +19,7 @@ struct dirent_out {
 struct tnode;
 struct file;
 struct stat;
+struct timespec;
 
 /* rel: the path below /tmp ("" for /tmp itself, else "/a/b"), normalized. */
 int tmpfs_lookup(const char *rel, struct tnode **node);
@@ -30,5 +31,12 @@ long tmpfs_truncate(struct tnode *n, uint64_t len);
 void tmpfs_stat(struct tnode *n, struct stat *st);
 bool tmpfs_is_dir(struct tnode *n);
 struct tnode *tmpfs_node(struct file *f);	/* NULL if f is not a tmpfs file */
+void tmpfs_chmod(struct tnode *n, uint32_t mode);
+void tmpfs_set_mtime(struct tnode *n, const struct timespec *ts);
+
+/* kernel/sys_fs.c: paths, normalized and absolute (PATH_MAX bytes). */
+long get_path(int dirfd, const char __user *upath, char *out);	/* from the caller's view */
+const char *in_tmp(const char *path);	/* the part below /tmp ("" or "/..."), or NULL */
+long path_stat(const char *path, struct stat *st);
 
 #endif

@@ -1,0 +1,247 @@
+/* sysbusy: the calls Debian's busybox makes beyond the shell's: sendfile, readlink, robust lists, /dev, times, modes. */
+#include "testutil.h"
+
+#define __NR_stat		4
+#define __NR_sendfile		40
+#define __NR_readlink		89
+#define __NR_chmod		90
+#define __NR_fchmod		91
+#define __NR_readlinkat		267
+#define __NR_set_robust_list	273
+#define __NR_get_robust_list	274
+#define __NR_utimensat		280
+#define UTIME_NOW		((1l << 30) - 1)
+#define UTIME_OMIT		((1l << 30) - 2)
+#define BAD_POINTER		8l	/* the unmapped first page */
+
+static char path[64], copy[64];	/* this run's files in /tmp */
+static char data[3000];
+
+static long L(const void *p)
+{
+	return (long)p;
+}
+
+static long sendfile(int out, int in, long *off, size_t n)
+{
+	return syscall4(__NR_sendfile, out, in, L(off), n);
+}
+
+/* path holds data; the descriptor, opened read-only. */
+static long make_file(void)
+{
+	long fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644), i;
+
+	for (i = 0; i < (long)sizeof(data); i++)
+		data[i] = 'a' + i % 23;
+	if (fd < 0 || write(fd, data, sizeof(data)) != sizeof(data))
+		return -1;
+	close(fd);
+	return open(path, O_RDONLY, 0);
+}
+
+static int same_bytes(int fd, long off, long n, const char *what)
+{
+	char buf[sizeof(data)];
+
+	if (!expect(read(fd, buf, n), n, what))
+		return 0;
+	return memcmp(buf, data + off, n) ? ktap_fail("%s: other bytes than the file's", what) : 1;
+}
+
+static int test_sendfile_to_pipe(void)
+{
+	long in = make_file(), off = 100;
+	int p[2];
+
+	if (in < 0 || pipe(p) < 0)
+		return ktap_fail("no file or pipe");
+	return expect(sendfile(p[1], in, NULL, 2000), 2000, "sendfile(pipe, file, NULL, 2000)") &&
+	       same_bytes(p[0], 0, 2000, "the pipe") &&
+	       expect(lseek(in, 0, SEEK_CUR), 2000, "the file's offset moved") &&
+	       expect(sendfile(p[1], in, &off, 50), 50, "sendfile with an offset") &&
+	       expect(off, 150, "*offset moved") && same_bytes(p[0], 100, 50, "the pipe") &&
+	       expect(lseek(in, 0, SEEK_CUR), 2000, "the file's offset stayed") &&
+	       expect(sendfile(p[1], in, NULL, 4000), 1000, "sendfile up to end of file") &&
+	       same_bytes(p[0], 2000, 1000, "the pipe") &&
+	       expect(sendfile(p[1], in, NULL, 10), 0, "sendfile at end of file") &&
+	       expect(sendfile(p[1], in, NULL, 0), 0, "sendfile of 0 bytes");
+}
+
+static int test_sendfile_file_to_file(void)
+{
+	long in = make_file(), out = open(copy, O_RDWR | O_CREAT | O_TRUNC, 0644), off = 0;
+
+	if (in < 0 || out < 0)
+		return ktap_fail("no files");
+	return expect(sendfile(out, in, &off, sizeof(data)), sizeof(data), "sendfile(file, file)") &&
+	       expect(lseek(out, 0, SEEK_SET), 0, "lseek") &&
+	       same_bytes(out, 0, sizeof(data), "the copy");
+}
+
+static int test_sendfile_errors(void)
+{
+	long in = make_file(), wr = open(copy, O_WRONLY | O_CREAT, 0644), off = -1;
+	long app = open(copy, O_WRONLY | O_APPEND, 0);
+	int p[2];
+
+	if (in < 0 || wr < 0 || app < 0 || pipe(p) < 0)
+		return ktap_fail("no files or pipe");
+	write(p[1], "x", 1);
+	sigaction(SIGPIPE, (void *)SIG_IGN, 0);
+	return expect(sendfile(p[1], 99, NULL, 1), -EBADF, "a closed in_fd") &&
+	       expect(sendfile(p[1], wr, NULL, 1), -EBADF, "in_fd open for writing only") &&
+	       expect(sendfile(in, in, NULL, 1), -EBADF, "out_fd open for reading only") &&
+	       expect(sendfile(wr, p[0], NULL, 1), -EINVAL, "in_fd a pipe, out_fd a file") &&
+	       expect(sendfile(p[1], p[0], &off, 1), -ESPIPE, "in_fd a pipe, with an offset") &&
+	       expect(sendfile(p[1], in, &off, 1), -EINVAL, "a negative offset") &&
+	       expect(sendfile(p[1], in, (long *)BAD_POINTER, 1), -EFAULT, "a bad offset pointer") &&
+	       expect(sendfile(app, in, NULL, 1), -EINVAL, "out_fd in O_APPEND mode") &&
+	       expect(close(p[0]), 0, "close the read end") &&
+	       expect(sendfile(p[1], in, NULL, 1), -EPIPE, "to a pipe without a reader");
+}
+
+/* readlink("/proc/self/exe") names this program's file: the same inode as argv[0]. */
+static int test_readlink_proc_self_exe(void)
+{
+	char buf[256] = { 0 };
+	struct stat a, b;
+	long n = syscall3(__NR_readlink, L("/proc/self/exe"), L(buf), sizeof(buf) - 1);
+
+	if (n <= 0)
+		return ktap_fail("readlink(/proc/self/exe) returned %ld", n);
+	if (!expect(syscall2(__NR_stat, L(buf), L(&a)), 0, "stat of the link's target") ||
+	    !expect(syscall2(__NR_stat, L(self), L(&b)), 0, "stat of argv[0]"))
+		return 0;
+	if (a.st_ino != b.st_ino || a.st_dev != b.st_dev)
+		return ktap_fail("/proc/self/exe is %s, not %s", buf, self);
+	return expect(syscall4(__NR_readlinkat, AT_FDCWD, L("/proc/self/exe"), L(buf), 3), 3,
+		      "readlinkat into 3 bytes (cut, no NUL)") &&
+	       expect(syscall3(__NR_readlink, L(self), L(buf), 10), -EINVAL, "readlink of no link") &&
+	       expect(syscall3(__NR_readlink, L("/no/such"), L(buf), 10), -ENOENT, "readlink of nothing") &&
+	       expect(syscall3(__NR_readlink, L("/proc/self/exe"), L(buf), 0), -EINVAL, "size 0") &&
+	       expect(syscall3(__NR_readlink, L("/proc/self/exe"), BAD_POINTER, 10), -EFAULT,
+		      "a bad buffer");
+}
+
+/* exec of /proc/self/exe runs this program again, as busybox runs its applets. */
+static int test_exec_proc_self_exe(void)
+{
+	long pid = fork();
+	int status;
+
+	if (pid == 0) {
+		char *argv[] = { "again", "exit-42", NULL };
+
+		execve("/proc/self/exe", argv, NULL);
+		exit_group(1);
+	}
+	if (pid < 0 || wait4(pid, &status, 0, NULL) != pid)
+		return ktap_fail("fork or wait4 failed");
+	return expect_exit(status, 42, "the program execed as /proc/self/exe");
+}
+
+static int test_robust_list(void)
+{
+	long head[3] = { L(head), 0, 0 }, *got = NULL, len = 0, pid;
+	int status;
+
+	if (!expect(syscall2(__NR_set_robust_list, L(head), 23), -EINVAL, "len 23") ||
+	    !expect(syscall2(__NR_set_robust_list, L(head), 24), 0, "set_robust_list") ||
+	    !expect(syscall3(__NR_get_robust_list, 0, L(&got), L(&len)), 0, "get_robust_list") ||
+	    !expect(L(got), L(head), "the head") || !expect(len, 24, "its length"))
+		return 0;
+	pid = fork();
+	if (pid == 0) {
+		syscall3(__NR_get_robust_list, 0, L(&got), L(&len));
+		exit_group(got ? 1 : 0);
+	}
+	if (pid < 0 || wait4(pid, &status, 0, NULL) != pid)
+		return ktap_fail("fork or wait4 failed");
+	return expect_exit(status, 0, "a forked child starts without a list") &&
+	       expect(syscall3(__NR_get_robust_list, 0, BAD_POINTER, L(&len)), -EFAULT, "bad pointer");
+}
+
+static int test_dev_null_zero(void)
+{
+	char buf[8] = "xxxxxxx";
+	long null = open("/dev/null", O_RDWR, 0), zero = open("/dev/zero", O_RDONLY, 0);
+	struct stat st;
+
+	return expect(write(null, "abc", 3), 3, "write /dev/null") &&
+	       expect(read(null, buf, 8), 0, "read /dev/null") &&
+	       expect(read(zero, buf, 8), 8, "read /dev/zero") && expect(buf[0] | buf[7], 0, "zeros") &&
+	       expect(fstat(null, &st), 0, "fstat /dev/null") &&
+	       expect(st.st_mode & S_IFMT, S_IFCHR, "a character device") &&
+	       expect(st.st_rdev, (1 << 8) | 3, "1:3");
+}
+
+static int test_access_mode(void)
+{
+	long in = make_file(), wr = open(copy, O_WRONLY | O_CREAT, 0644);
+	char c;
+
+	return expect(write(in, "x", 1), -EBADF, "write to a read-only descriptor") &&
+	       expect(read(wr, &c, 1), -EBADF, "read of a write-only descriptor");
+}
+
+static int test_utimensat_chmod(void)
+{
+	struct timespec ts[2] = { { 5, 0 }, { 1000, 7 } }, omit[2] = { { 0, UTIME_OMIT }, { 0, UTIME_OMIT } };
+	struct stat st;
+	long fd = make_file(), before = now_ns() / 1000000000 - 1;
+
+	if (!expect(syscall4(__NR_utimensat, AT_FDCWD, L(path), L(ts), 0), 0, "utimensat") ||
+	    !expect(syscall2(__NR_stat, L(path), L(&st)), 0, "stat") ||
+	    !expect(st.st_mtim.tv_sec, 1000, "mtime seconds") || !expect(st.st_mtim.tv_nsec, 7, "ns") ||
+	    !expect(syscall4(__NR_utimensat, fd, 0, 0, 0), 0, "utimensat(fd, NULL, now)") ||
+	    !expect(fstat(fd, &st), 0, "fstat") || !expect(st.st_mtim.tv_sec >= before, 1, "mtime now"))
+		return 0;
+	ts[1].tv_nsec = 1000000000;
+	return expect(syscall4(__NR_utimensat, AT_FDCWD, L(path), L(ts), 0), -EINVAL, "bad ns") &&
+	       expect(syscall4(__NR_utimensat, AT_FDCWD, L("/tmp/none"), L(omit), 0), 0, "both OMIT") &&
+	       expect(syscall4(__NR_utimensat, AT_FDCWD, L("/tmp/none"), 0, 0), -ENOENT, "no file") &&
+	       expect(syscall2(__NR_chmod, L(path), 0600), 0, "chmod") &&
+	       expect(syscall2(__NR_stat, L(path), L(&st)), 0, "stat") &&
+	       expect(st.st_mode, S_IFREG | 0600, "mode after chmod") &&
+	       expect(syscall2(__NR_fchmod, fd, 04751), 0, "fchmod") && expect(fstat(fd, &st), 0, "fstat") &&
+	       expect(st.st_mode, S_IFREG | 04751, "mode after fchmod");
+}
+
+/* Outside /tmp nothing changes: ccos's other files are read-only (a Linux host's are not). */
+static int test_read_only_elsewhere(void)
+{
+	if (!on_ccos())
+		return skip("a Linux host's /bin is writable by root");
+	return expect(syscall2(__NR_chmod, L(self), 0700), -EROFS, "chmod of a module") &&
+	       expect(syscall4(__NR_utimensat, AT_FDCWD, L(self), 0, 0), -EROFS, "utimensat of a module");
+}
+
+static const struct test tests[] = {
+	{ "sendfile_file_to_pipe", test_sendfile_to_pipe },
+	{ "sendfile_file_to_file", test_sendfile_file_to_file },
+	{ "sendfile_errors", test_sendfile_errors },
+	{ "readlink_proc_self_exe", test_readlink_proc_self_exe, 1 },
+	{ "exec_proc_self_exe", test_exec_proc_self_exe, 1 },
+	{ "set_get_robust_list", test_robust_list },
+	{ "dev_null_and_zero", test_dev_null_zero },
+	{ "read_write_need_the_access_mode", test_access_mode },
+	{ "utimensat_chmod_fchmod", test_utimensat_chmod },
+	{ "read_only_outside_tmp", test_read_only_elsewhere, 1 },
+};
+
+int main(int argc, char **argv, char **envp)
+{
+	long pid = getpid(), r;
+
+	(void)envp;
+	if (argc == 2 && !strcmp(argv[1], "exit-42"))
+		return 42;
+	find_self(argv[0]);
+	snprintf(path, sizeof(path), "/tmp/sysbusy.%ld", pid);
+	snprintf(copy, sizeof(copy), "/tmp/sysbusy.%ld.copy", pid);
+	r = run_tests(tests, ARRAY_SIZE(tests));
+	syscall1(__NR_unlink, L(path));
+	syscall1(__NR_unlink, L(copy));
+	return r;
+}
