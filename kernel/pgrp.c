@@ -75,12 +75,18 @@ int kill_pgrp(int pgid, int sig)
 	return n;
 }
 
+/*
+ * Whether group pgid has a member in session sid. As on Linux, a zombie
+ * not yet waited for is still a member: the first command of a pipeline
+ * may have ended when the last one joins its group and brings it to the
+ * foreground.
+ */
 bool pgrp_in_session(int pgid, int sid)
 {
 	struct process *p;
 
 	for (p = proc_table; p < proc_table + NPROC; p++)
-		if (alive(p) && p->pgid == pgid && p->sid == sid)
+		if (p->state != PROC_UNUSED && p->pgid == pgid && p->sid == sid)
 			return true;
 	return false;
 }
@@ -100,7 +106,7 @@ static struct process *find_or_self(int pid)
  */
 long sys_setpgid(int pid, int pgid)
 {
-	struct process *p = find_or_self(pid), *q, *me = current();
+	struct process *p = find_or_self(pid), *me = current();
 
 	if (pgid < 0)
 		return -EINVAL;
@@ -112,13 +118,8 @@ long sys_setpgid(int pid, int pgid)
 		return -EPERM;
 	if (!pgid)
 		pgid = p->tgid;
-	if (pgid != p->tgid) {
-		for (q = proc_table; q < proc_table + NPROC; q++)
-			if (alive(q) && q->pgid == pgid && q->sid == me->sid)
-				break;
-		if (q == proc_table + NPROC)
-			return -EPERM;
-	}
+	if (pgid != p->tgid && !pgrp_in_session(pgid, me->sid))
+		return -EPERM;
 	thread_group_set_pgrp(p, pgid, p->sid);
 	return 0;
 }

@@ -1,4 +1,4 @@
-/* A file's metadata by path or descriptor: readlink (the one link, /proc/self/exe), times, mode. */
+/* A file's metadata by path or descriptor: readlink (the one link, /proc/self/exe), times, mode, owner. */
 #include <ccos/tmpfs.h>
 #include <ccos/file.h>
 #include <ccos/syscall.h>
@@ -135,5 +135,45 @@ long sys_fchmod(unsigned int fd, unsigned int mode)
 	if (!(n = tmpfs_node(f)))
 		return -EROFS;
 	tmpfs_chmod(n, mode);
+	return 0;
+}
+
+/* There are no symbolic links to act on but /proc/self/exe, which cannot change: the flags change nothing. */
+long sys_fchownat(int dirfd, const char __user *upath, unsigned int uid, unsigned int gid,
+		  int flags)
+{
+	struct tnode *n;
+	long err;
+
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	if (!upath)
+		return -EFAULT;
+	if ((err = user_node(dirfd, upath, &n)) < 0)
+		return err;
+	tmpfs_chown(n, uid, gid);
+	return 0;
+}
+
+long sys_chown(const char __user *path, unsigned int uid, unsigned int gid)
+{
+	return sys_fchownat(AT_FDCWD, path, uid, gid, 0);
+}
+
+long sys_lchown(const char __user *path, unsigned int uid, unsigned int gid)
+{
+	return sys_fchownat(AT_FDCWD, path, uid, gid, AT_SYMLINK_NOFOLLOW);
+}
+
+long sys_fchown(unsigned int fd, unsigned int uid, unsigned int gid)
+{
+	struct file *f = fd_file(fd);
+	struct tnode *n;
+
+	if (!f)
+		return -EBADF;
+	if (!(n = tmpfs_node(f)))
+		return -EROFS;
+	tmpfs_chown(n, uid, gid);
 	return 0;
 }

@@ -13,7 +13,7 @@
 
 struct tnode {
 	char *name;
-	uint32_t mode;
+	uint32_t mode, uid, gid;
 	struct tnode *parent, *child, *next;	/* a directory's entries are a list */
 	uint8_t **pages;			/* a file's data, page by page */
 	size_t npages;
@@ -173,6 +173,15 @@ void tmpfs_chmod(struct tnode *n, uint32_t mode)
 	n->mode = (n->mode & S_IFMT) | (mode & 07777);
 }
 
+/* chown: a new owner or group; -1 keeps one. Nobody's rights depend on them. */
+void tmpfs_chown(struct tnode *n, uint32_t uid, uint32_t gid)
+{
+	if (uid != (uint32_t)-1)
+		n->uid = uid;
+	if (gid != (uint32_t)-1)
+		n->gid = gid;
+}
+
 /* utimensat: the one time a node keeps, which stat gives as all three. */
 void tmpfs_set_mtime(struct tnode *n, const struct timespec *ts)
 {
@@ -246,6 +255,8 @@ void tmpfs_stat(struct tnode *n, struct stat *st)
 	st->st_dev = 0x15;
 	st->st_ino = n->ino;
 	st->st_mode = n->mode;
+	st->st_uid = n->uid;
+	st->st_gid = n->gid;
 	st->st_nlink = n->nlink;
 	st->st_size = is_dir(n) ? 40 * n->nlink : (int64_t)n->size;
 	st->st_blksize = PAGE_SIZE;

@@ -1,4 +1,4 @@
-/* sysbusy: the calls Debian's busybox makes beyond the shell's: sendfile, readlink, robust lists, /dev, times, modes. */
+/* sysbusy: the calls Debian's busybox makes beyond the shell's: sendfile, readlink, robust lists, /dev, times, modes, owners. */
 #include "testutil.h"
 
 #define __NR_stat		4
@@ -6,6 +6,8 @@
 #define __NR_readlink		89
 #define __NR_chmod		90
 #define __NR_fchmod		91
+#define __NR_chown		92
+#define __NR_fchown		93
 #define __NR_readlinkat		267
 #define __NR_set_robust_list	273
 #define __NR_get_robust_list	274
@@ -208,13 +210,30 @@ static int test_utimensat_chmod(void)
 	       expect(st.st_mode, S_IFREG | 04751, "mode after fchmod");
 }
 
+static int test_chown_fchown(void)
+{
+	struct stat st;
+	long fd = make_file();
+
+	if (getuid() != 0)
+		return skip("not root: chown to another owner is EPERM");
+	return expect(syscall3(__NR_chown, L(path), 1000, 2000), 0, "chown 1000:2000") &&
+	       expect(syscall2(__NR_stat, L(path), L(&st)), 0, "stat") &&
+	       expect(st.st_uid, 1000, "st_uid") && expect(st.st_gid, 2000, "st_gid") &&
+	       expect(syscall3(__NR_fchown, fd, -1, 0), 0, "fchown -1:0") &&
+	       expect(fstat(fd, &st), 0, "fstat") &&
+	       expect(st.st_uid, 1000, "st_uid kept") && expect(st.st_gid, 0, "st_gid") &&
+	       expect(syscall3(__NR_chown, L("/tmp/none"), 0, 0), -ENOENT, "chown of nothing");
+}
+
 /* Outside /tmp nothing changes: ccos's other files are read-only (a Linux host's are not). */
 static int test_read_only_elsewhere(void)
 {
 	if (!on_ccos())
 		return skip("a Linux host's /bin is writable by root");
 	return expect(syscall2(__NR_chmod, L(self), 0700), -EROFS, "chmod of a module") &&
-	       expect(syscall4(__NR_utimensat, AT_FDCWD, L(self), 0, 0), -EROFS, "utimensat of a module");
+	       expect(syscall4(__NR_utimensat, AT_FDCWD, L(self), 0, 0), -EROFS, "utimensat of a module") &&
+	       expect(syscall3(__NR_chown, L(self), 0, 0), -EROFS, "chown of a module");
 }
 
 static const struct test tests[] = {
@@ -227,6 +246,7 @@ static const struct test tests[] = {
 	{ "dev_null_and_zero", test_dev_null_zero },
 	{ "read_write_need_the_access_mode", test_access_mode },
 	{ "utimensat_chmod_fchmod", test_utimensat_chmod },
+	{ "chown_fchown", test_chown_fchown },
 	{ "read_only_outside_tmp", test_read_only_elsewhere, 1 },
 };
 

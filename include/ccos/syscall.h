@@ -68,6 +68,11 @@ long sys_utimensat(int dirfd, const char __user *path, const struct timespec __u
 long sys_chmod(const char __user *path, unsigned int mode);
 long sys_fchmod(unsigned int fd, unsigned int mode);
 long sys_fchmodat(int dirfd, const char __user *path, unsigned int mode);
+long sys_chown(const char __user *path, unsigned int uid, unsigned int gid);
+long sys_lchown(const char __user *path, unsigned int uid, unsigned int gid);
+long sys_fchown(unsigned int fd, unsigned int uid, unsigned int gid);
+long sys_fchownat(int dirfd, const char __user *path, unsigned int uid, unsigned int gid,
+		  int flags);
 
 /* kernel/sendfile.c */
 long sys_sendfile(int out_fd, int in_fd, long __user *offset, size_t count);
@@ -106,6 +111,7 @@ long sys_getuid(void);
 long sys_geteuid(void);
 long sys_getgid(void);
 long sys_getegid(void);
+long sys_getgroups(int size, unsigned int __user *list);
 long sys_sched_yield(void);
 long sys_sched_getaffinity(int pid, unsigned int len, void __user *mask);
 long sys_sched_setaffinity(int pid, unsigned int len, const void __user *mask);

@@ -32,6 +32,7 @@ void tmpfs_stat(struct tnode *n, struct stat *st);
 bool tmpfs_is_dir(struct tnode *n);
 struct tnode *tmpfs_node(struct file *f);	/* NULL if f is not a tmpfs file */
 void tmpfs_chmod(struct tnode *n, uint32_t mode);
+void tmpfs_chown(struct tnode *n, uint32_t uid, uint32_t gid);
 void tmpfs_set_mtime(struct tnode *n, const struct timespec *ts);
 
 /* kernel/sys_fs.c: paths, normalized and absolute (PATH_MAX bytes). */

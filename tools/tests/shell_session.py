@@ -9,14 +9,23 @@ output. The steps live here, not in a test module: the job may start while
 pytest is still collecting.
 """
 import dataclasses
+import os
 import time
 
 import harness
 from console import Console, ConsoleTimeout
 
-SHELL = harness.Config("shell-bios", fw="bios")
+# Debian's busybox-static (tools/setup installs it) and the script of
+# everyday applets that test_busybox.py compares with the host's run.
+BUSYBOX = "/bin/busybox" if os.path.exists("/bin/busybox") else None
+BBSCRIPT = os.path.join(harness.ROOT, "tools", "tests", "bbscript.sh")
+SHELL = harness.Config("shell-bios", fw="bios", modules=(BUSYBOX, BBSCRIPT) if BUSYBOX else ())
 PROMPT = r"^\$ "
 STEPS = []
+
+
+class Skipped(Exception):
+    """A step that cannot run here, and why."""
 
 
 def step(fn):
@@ -29,6 +38,8 @@ def step(fn):
 class Session:
     text: str               # everything the console said
     failures: dict          # step name -> why it failed
+    skipped: dict           # step name -> why it could not run
+    results: dict           # step name -> what it returned
     ran: set                # the steps that ran
     status: object          # ccos's exit status, or None
 
@@ -44,7 +55,7 @@ def _recover(c):
 
 def run():
     c = Console(SHELL)
-    failures, ran = {}, set()
+    failures, skipped, results, ran = {}, {}, {}, set()
     try:
         c.expect(r"^ccos sh: ", 90)
         c.expect(r"^  tools: .*\n")     # the banner's last line; the prompt follows
@@ -53,7 +64,9 @@ def run():
                 break
             ran.add(fn.__name__)
             try:
-                fn(c)
+                results[fn.__name__] = fn(c)
+            except Skipped as e:
+                skipped[fn.__name__] = str(e)
             except AssertionError as e:
                 failures[fn.__name__] = str(e)
                 _recover(c)
@@ -61,7 +74,7 @@ def run():
         failures["boot"] = str(e)
     finally:
         status = c.close(timeout=5 if not failures else 0)
-    return Session(c.text, failures, ran, status)
+    return Session(c.text, failures, skipped, results, ran, status)
 
 
 harness.register_job(SHELL.name, run)
@@ -152,6 +165,38 @@ def raw_mode_reads_a_key_without_enter(c):
     c.expect(r"^ttyraw: press a key$")
     c.send("q")
     c.expect(r"^ttyraw: key 113$")
+
+
+@step
+def busybox_runs_the_script(c):
+    """busybox sh runs bbscript.sh in /tmp/bb; its output, for test_busybox.py."""
+    if not BUSYBOX:
+        raise Skipped("no /bin/busybox on this host (tools/setup installs busybox-static)")
+    c.command("busybox mkdir /tmp/bb; busybox sh /bin/bbscript /tmp/bb | cat")
+    start = c.expect(r"^== echo$", 60).start()
+    end = c.expect(r"^== end$", 180).end()
+    return c.text[start:end] + "\n"
+
+
+@step
+def busybox_sh_interactive_with_ctrl_c(c):
+    """busybox sh on the terminal: its line editing, a pipeline, ^C to a job, exit."""
+    if not BUSYBOX:
+        raise Skipped("no /bin/busybox on this host (tools/setup installs busybox-static)")
+    bb_prompt = r"# $"
+    c.command("busybox sh")
+    c.expect(bb_prompt)
+    c.send("echo $((6 * 7)) | busybox wc -c\n")
+    c.expect(r"^3$")
+    c.expect(bb_prompt)
+    c.send("sleep 30\n")
+    time.sleep(1)
+    c.send("\x03")
+    c.expect(bb_prompt, 10)
+    c.send("echo status $?\n")
+    c.expect(r"^status 130$")
+    c.expect(bb_prompt)
+    c.send("exit\n")
 
 
 @step

@@ -1,0 +1,76 @@
+"""Debian's busybox-static, unmodified, on ccos and on this host: the same binary, the same script.
+
+tools/tests/bbscript.sh runs everyday applets, pipes and redirections in
+sections ("== NAME"). On ccos the shell boot's session types
+`busybox sh /bin/bbscript /tmp/bb | cat` (shell_session.py); here the same
+/bin/busybox runs the script in an empty directory also named bb, with
+a clean environment. Each section's output must be the same.
+"""
+import os
+import re
+import tempfile
+
+import pytest
+
+import procs
+import shell_session
+
+with open(shell_session.BBSCRIPT) as _f:
+    SECTIONS = re.findall(r"^s (\w+)\b", _f.read(), re.MULTILINE)
+
+needs_busybox = pytest.mark.skipif(shell_session.BUSYBOX is None,
+                                   reason="no /bin/busybox on this host (tools/setup installs busybox-static)")
+
+
+def sections(text):
+    """{section name: its lines}"""
+    out, name = {}, None
+    for line in text.splitlines():
+        m = re.match(r"^== (\w+)$", line)
+        if m:
+            name = m.group(1)
+            out[name] = []
+        elif name:
+            out[name].append(line)
+    return out
+
+
+_host = None
+
+
+def host_run():
+    global _host
+    if _host is None:
+        with tempfile.TemporaryDirectory() as tmp:
+            work = os.path.join(tmp, "bb")
+            os.mkdir(work)
+            r = procs.run(["env", "-i", "PATH=/bin:/usr/bin", "LC_ALL=C", shell_session.BUSYBOX,
+                           "sh", shell_session.BBSCRIPT, work], 60, cwd=tmp)
+        assert not r.timed_out and not r.left, "the host's busybox run %s:\n%s" % (
+            "timed out" if r.timed_out else "left processes %s" % r.left, r.stdout[-2000:])
+        _host = sections(r.stdout)
+    return _host
+
+
+@pytest.fixture(scope="module")
+def ccos_run():
+    s = shell_session.session()
+    name = "busybox_runs_the_script"
+    if name in s.skipped:
+        pytest.skip(s.skipped[name])
+    assert name not in s.failures, "busybox on ccos: %s" % s.failures.get(name)
+    return sections(s.results[name])
+
+
+def test_the_script_has_sections():
+    assert len(SECTIONS) > 20 and SECTIONS[-1] == "end", SECTIONS
+
+
+@needs_busybox
+@pytest.mark.parametrize("section", SECTIONS)
+def test_same_output_as_the_host(ccos_run, section):
+    host = host_run()
+    assert section in host, "the host's run has no section %s: %r" % (section, host.keys())
+    assert section in ccos_run, "ccos's run has no section %s (it ended before)" % section
+    assert ccos_run[section] == host[section], (
+        "section %s differs:\n  host: %r\n  ccos: %r" % (section, host[section], ccos_run[section]))
