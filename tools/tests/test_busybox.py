@@ -74,3 +74,12 @@ def test_same_output_as_the_host(ccos_run, section):
     assert section in ccos_run, "ccos's run has no section %s (it ended before)" % section
     assert ccos_run[section] == host[section], (
         "section %s differs:\n  host: %r\n  ccos: %r" % (section, host[section], ccos_run[section]))
+
+
+@needs_busybox
+def test_make_run_sh_busybox_boots_busybox_as_init():
+    """make run SH=busybox: the ISO carries /bin/busybox and boots it as init, running sh
+    (the shell boot above runs busybox sh from ccos's shell; this checks the Makefile's wiring)."""
+    r = procs.run(["make", "-s", "-n", "iso", "SH=busybox"], 60, cwd=shell_session.harness.ROOT)
+    assert '--cmdline "init=/bin/busybox -- sh"' in r.stdout, r.stdout
+    assert "--module /bin/busybox:/bin/busybox" in r.stdout, r.stdout
