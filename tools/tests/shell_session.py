@@ -124,7 +124,7 @@ def erase_and_kill_line(c):
 @step
 def ctrl_c_interrupts_the_program_not_the_shell(c):
     c.command("spin")
-    time.sleep(1)
+    c.expect(r"^spinning$")
     c.send("\x03")
     c.expect(r"\^C$")
     c.command("echo after $?")
@@ -134,7 +134,7 @@ def ctrl_c_interrupts_the_program_not_the_shell(c):
 @step
 def ctrl_backslash_kills_with_sigquit(c):
     c.command("spin")
-    time.sleep(1)
+    c.expect(r"^spinning$")
     c.send("\x1c")
     c.expect(r"killed by signal 3 \(SIGQUIT\)")
     c.command("echo after $?")
