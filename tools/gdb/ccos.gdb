@@ -28,6 +28,7 @@ source tools/gdb/pagetables.py
 source tools/gdb/idt.py
 source tools/gdb/frames.py
 source tools/gdb/gatepages.py
+source tools/gdb/cpus.py
 
 # Backtraces through trap frames into the interrupted code (unwind.py).
 source tools/gdb/unwind.py

@@ -148,9 +148,33 @@ def parse_address(arg, what="an address"):
         raise gdb.GdbError("%s is not %s: %s" % (arg, what, e))
 
 
-def current_process():
+def cpu_of_gs():
+    """The ccos CPU number of gdb's selected thread (QEMU: one thread per CPU), or None.
+
+    Its struct percpu is &cpus[n]: GS.base while it runs the kernel, the
+    saved IA32_KERNEL_GS_BASE ($k_gs_base) while it runs user code (swapgs
+    exchanges the two); before percpu_init, neither."""
     try:
-        p = gdb.parse_and_eval("cpus[0].current")
+        base = int(gdb.parse_and_eval("&cpus[0]"))
+        size = int(gdb.parse_and_eval("sizeof(cpus[0])"))
+        n = int(gdb.parse_and_eval("sizeof(cpus) / sizeof(cpus[0])"))
+    except gdb.error:
+        return None
+    for r in ("gs_base", "k_gs_base"):
+        try:
+            v = reg(r)
+        except gdb.error:
+            continue
+        if base <= v < base + n * size and (v - base) % size == 0:
+            return (v - base) // size
+    return None
+
+
+def current_process():
+    """The process the selected CPU runs (its cpus[n].current), or None."""
+    cpu = cpu_of_gs()
+    try:
+        p = gdb.parse_and_eval("cpus[%d].current" % (cpu or 0))
     except gdb.error:
         return None
     return None if int(p) == 0 else p.dereference()
@@ -186,7 +210,7 @@ class User(gdb.Command):
 Every user program is linked at 0x400000 (linker/user.ld), so only one
 program's symbols can be loaded at a time. NAME is a program of
 build/user/ (init, cat, ...) or an ELF file's path. Without an argument,
-the program the current process runs (cpus[0].current->comm).
+the program the current process runs (the selected CPU's cpus[n].current->comm).
 
 A breakpoint at a user address stops every process that runs that address;
 to stop in one program only, add a condition:
@@ -201,7 +225,7 @@ to stop in one program only, add a condition:
         if not name:
             p = current_process()
             if p is None:
-                raise gdb.GdbError("no current process (cpus[0].current is NULL): name a program")
+                raise gdb.GdbError("no current process on this CPU (its cpus[n].current is NULL): name a program")
             name = c_string(p["comm"])
         path = user_elf_path(name)
         if not os.path.exists(path):
@@ -262,6 +286,7 @@ class Help(gdb.Command):
   ccos-idt [VECTOR]    decode IDT gates: type, DPL, IST, selector, stub and C handler
   ccos-frame [ADDR]    print a trap frame (default: `tf`, or $rdi at a handler's entry)
   ccos-ps              list the processes
+  ccos-cpus            each CPU: its gdb thread, GS base, the process it runs
   ccos-vvar            the vvar page's fields
   ccos-vsyscall        the vsyscall mode and the entries of the page at 0xffffffffff600000
   ccos-user [NAME]     load another user program's symbols (all are linked at 0x400000)

@@ -105,7 +105,9 @@ a SYSCALL frame, not an IDT vector."""
 class Ps(gdb.Command):
     """List the processes of proc_table: ccos-ps.
 
-`*` marks the current one (cpus[0].current). PML4 is the physical address of
+`*` marks the current one: the process of the CPU of gdb's selected thread
+(each CPU is a thread; ccos-cpus says which). A running process says on
+which CPU. PML4 is the physical address of
 its page tables (give it to ccos-pt to walk them); USER RIP is where it
 resumes in user mode (its saved trap frame)."""
 
@@ -130,6 +132,8 @@ resumes in user mode (its saved trap frame)."""
             extra = ""
             if rip >= KERNEL_VMA or (_user_elf and os.path.basename(_user_elf) == comm + ".elf"):
                 extra = " " + describe(rip)     # only with this program's symbols
+            if state == "RUNNING":
+                extra += "  on CPU %d" % int(p["cpu"])
             if int(p["wait_chan"]):
                 extra += "  waits on %s" % (describe(int(p["wait_chan"])) or "%#x" % int(p["wait_chan"]))
             print("%s %4d %-9s %-15s %5d %#-10x %#x%s"

@@ -129,11 +129,21 @@ bt
 ccos-frame
 echo @@@ ps\\n
 ccos-ps
+echo @@@ threads\\n
+info threads
+echo @@@ cpus\\n
+ccos-cpus
+echo @@@ cpu1\\n
+thread 2
+print/x $gs_base
+print/x &cpus[1]
 echo @@@ end\\n
 """
 
 def kmain_session(fw):
-    return run_session(Config("gdb-" + fw, fw=fw), KMAIN_SCRIPT)
+    # Two CPUs under SeaBIOS: QEMU's stub shows each as a thread (docs/gdb.md).
+    extra = ("-smp", "2") if fw == "bios" else ()
+    return run_session(Config("gdb-" + fw, fw=fw, extra=extra), KMAIN_SCRIPT)
 
 
 def session(fw):
@@ -257,6 +267,33 @@ def test_ps_lists_init():
     out = s.step("ps")
     assert re.search(r"^\*    1 running   init +0 0x[0-9a-f]+ +0x40[0-9a-f]+ <", out, re.MULTILINE), \
         s.report("ccos-ps does not show init as pid 1, running and current:\n" + out)
+
+
+def test_info_threads_shows_each_cpu():
+    """docs/gdb.md: with -smp 2, QEMU's stub shows two threads, one a CPU."""
+    s = session("bios")
+    threads = re.findall(r"^\*? +(\d+) +Thread ", s.step("threads"), re.MULTILINE)
+    assert threads == ["1", "2"], s.report("info threads does not list threads 1 and 2:\n"
+                                           + s.step("threads"))
+
+
+def test_cpus_shows_each_cpu_and_what_it_runs():
+    """ccos-cpus: each CPU's thread, GS base (&cpus[n]) and process; init's CPU marked *."""
+    s = session("bios")
+    out = s.step("cpus")
+    rows = re.findall(r"^([* ]) +(\d) +(\d) +(\d+) +(0x[0-9a-f]+) +(\S+(?: \S+)?) +online", out,
+                      re.MULTILINE)
+    assert [r[1] for r in rows] == ["0", "1"], s.report("ccos-cpus does not list CPUs 0 and 1:\n" + out)
+    assert [r[2] for r in rows] == ["1", "2"], s.report("ccos-cpus: CPU n is not thread n + 1:\n" + out)
+    base = int(rows[0][4], 16)
+    assert int(rows[1][4], 16) > base, s.report("ccos-cpus: GS bases not cpus[0], cpus[1]:\n" + out)
+    mine = [r for r in rows if r[0] == "*"]
+    assert len(mine) == 1 and mine[0][5] == "1 init", \
+        s.report("ccos-cpus: the selected CPU does not run init (pid 1):\n" + out)
+    # Thread 2 is CPU 1: its GS base, in the kernel, is &cpus[1].
+    vals = re.findall(r"^\$\d+ = (0x[0-9a-f]+)$", s.step("cpu1"), re.MULTILINE)
+    assert len(vals) == 2 and vals[0] == vals[1] == rows[1][4], \
+        s.report("thread 2's $gs_base is not &cpus[1] (%s):\n%s" % (rows[1][4], s.step("cpu1")))
 
 
 def test_session_ended_cleanly():
