@@ -173,7 +173,7 @@ static void tty_input(char c)
 static void serial_interrupt(struct trap_frame *tf)
 {
 	(void)tf;
-	pic_eoi(IRQ_COM1);
+	irq_eoi(IRQ_COM1);
 	while (inb(COM1 + 5) & LSR_DATA_READY)
 		tty_input(inb(COM1));
 }

@@ -117,11 +117,14 @@ static void parse_madt(const struct acpi_sdt_header *h)
 	const uint8_t *t = (const uint8_t *)h, *e, *end = t + h->length;
 	uint32_t lapic, flags, ioapic;
 	uint64_t lapic64;
+	int irq;
 
 	if (h->length < 44)
 		return;
 	memcpy(&lapic, t + 36, 4);
 	acpi_info.lapic_address = lapic;
+	for (irq = 0; irq < 16; irq++)
+		acpi_info.isa_gsi[irq] = irq;	/* identity unless overridden */
 	for (e = t + 44; e + 2 <= end && e[1] >= 2 && e + e[1] <= end; e += e[1]) {
 		switch (e[0]) {
 		case 0:		/* processor local APIC: UID, APIC id, flags (bit 0: enabled) */
@@ -134,10 +137,17 @@ static void parse_madt(const struct acpi_sdt_header *h)
 				acpi_info.n_cpus++;
 			}
 			break;
-		case 1:		/* I/O APIC */
+		case 1:		/* I/O APIC: id, reserved, address, GSI base */
 			if (e[1] >= 12 && acpi_info.n_ioapics++ == 0) {
 				memcpy(&ioapic, e + 4, 4);
 				acpi_info.ioapic_address = ioapic;
+				memcpy(&acpi_info.ioapic_gsi_base, e + 8, 4);
+			}
+			break;
+		case 2:		/* interrupt source override: bus 0 (ISA), IRQ, GSI, flags */
+			if (e[1] >= 10 && e[2] == 0 && e[3] < 16) {
+				memcpy(&acpi_info.isa_gsi[e[3]], e + 4, 4);
+				memcpy(&acpi_info.isa_flags[e[3]], e + 8, 2);
 			}
 			break;
 		case 5:		/* 64-bit local APIC address override */

@@ -1,5 +1,7 @@
-/* The 8259A pair: remapped to IRQ_BASE, lines masked until a handler wants one. */
+/* Device interrupts at IRQ_BASE: through the I/O APIC where there is one, else the 8259A pair. */
 #include <ccos/pic.h>
+#include <ccos/ioapic.h>
+#include <ccos/lapic.h>
 #include <ccos/printk.h>
 #include <ccos/spinlock.h>
 #include <ccos/x86.h>
@@ -44,9 +46,17 @@ void pic_unmask(int irq)
 	pic_write_mask();
 }
 
-/* Slave lines need an EOI at both controllers: the master saw them as IRQ 2. */
-void pic_eoi(int irq)
+/*
+ * The end of a device interrupt: through the I/O APIC, the local APIC's
+ * EOI (which an edge-triggered line needs alone); through the 8259, slave
+ * lines need an EOI at both controllers: the master saw them as IRQ 2.
+ */
+void irq_eoi(int irq)
 {
+	if (ioapic_in_use) {
+		lapic_eoi();
+		return;
+	}
 	if (irq >= 8)
 		outb(PIC2_CMD, OCW2_EOI);
 	outb(PIC1_CMD, OCW2_EOI);
@@ -70,9 +80,9 @@ static void pic_dispatch(struct trap_frame *tf)
 {
 	int irq = tf->vector - IRQ_BASE;
 
-	if ((irq == 7 || irq == 15) && !in_service(irq)) {
+	if (!ioapic_in_use && (irq == 7 || irq == 15) && !in_service(irq)) {
 		if (irq == 15)
-			pic_eoi(IRQ_CASCADE);
+			irq_eoi(IRQ_CASCADE);
 		return;
 	}
 	if (irq_handlers[irq]) {
@@ -85,14 +95,20 @@ static void pic_dispatch(struct trap_frame *tf)
 		return;
 	}
 	printk(KERN_WARNING "pic: IRQ %d has no handler; masked\n", irq);
-	pic_mask(irq);
-	pic_eoi(irq);
+	if (ioapic_in_use)
+		ioapic_mask(irq);
+	else
+		pic_mask(irq);
+	irq_eoi(irq);
 }
 
 void irq_set_handler(int irq, trap_handler_t handler)
 {
 	irq_handlers[irq] = handler;
-	pic_unmask(irq);
+	if (ioapic_in_use)
+		ioapic_route(irq, IRQ_BASE + irq);
+	else
+		pic_unmask(irq);
 }
 
 /*
@@ -124,4 +140,5 @@ void pic_init(void)
 	pic_write_mask();
 	for (irq = 0; irq < 16; irq++)
 		idt_set_handler(IRQ_BASE + irq, pic_dispatch, 0);
+	ioapic_init();		/* if it takes over, the 8259 stays masked */
 }

@@ -21,7 +21,7 @@ uint64_t tick_nsec = NSEC_PER_SEC / HZ;	/* until time_init measures the PIT's */
  */
 static void timer_interrupt(struct trap_frame *tf)
 {
-	pic_eoi(IRQ_TIMER);
+	irq_eoi(IRQ_TIMER);
 	timekeeping_tick();
 	sched_tick(tf);
 }

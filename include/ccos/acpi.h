@@ -40,6 +40,10 @@ struct acpi_info {
 	int n_cpus, n_ioapics;		/* MADT: enabled local APICs, I/O APICs */
 	uint8_t cpu_apic_ids[ACPI_MAX_CPUS];	/* MADT: the first enabled ones, in order */
 	uint64_t ioapic_address;	/* MADT: the first I/O APIC */
+	uint32_t ioapic_gsi_base;	/* MADT: the first global system interrupt of its pins */
+	/* MADT interrupt source overrides: ISA IRQ n is GSI isa_gsi[n], with these MPS INTI flags. */
+	uint32_t isa_gsi[16];
+	uint16_t isa_flags[16];
 	uint8_t century_reg;		/* FADT: CMOS index of the century, 0 = none */
 };
 

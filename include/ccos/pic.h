@@ -1,4 +1,4 @@
-/* The two cascaded 8259A interrupt controllers: IRQ 0-15 at vectors IRQ_BASE..+15. */
+/* Device interrupts, ISA IRQ 0-15 at vectors IRQ_BASE..+15: the 8259A pair or the I/O APIC (ioapic.h). */
 #ifndef CCOS_PIC_H
 #define CCOS_PIC_H
 
@@ -13,8 +13,8 @@
 void pic_init(void);			/* remap and mask every line */
 void pic_mask(int irq);
 void pic_unmask(int irq);
-void pic_eoi(int irq);
-/* Install handler for irq and unmask it; the handler must call pic_eoi. */
+void irq_eoi(int irq);			/* the 8259's EOI, or the local APIC's under the I/O APIC */
+/* Install handler for irq and unmask it (I/O APIC or 8259); the handler must call irq_eoi. */
 void irq_set_handler(int irq, trap_handler_t handler);
 
 #endif
