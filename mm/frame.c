@@ -69,9 +69,22 @@ static void reserve(uint64_t start, uint64_t end)
  * IPI starts a CPU in real mode at CS:IP = VV00:0000, so the page must be
  * below 1 MiB and page-aligned, and its number VV cannot be 0xa0-0xbf
  * (reserved for the VGA window). The highest such page that the memory
- * map calls RAM and the multiboot information does not overlap; the
- * first MiB is reserved below, so nothing else is ever put there.
+ * map calls RAM and neither the multiboot information nor a module
+ * overlaps (GRUB under UEFI may load a small module there); the first MiB
+ * is reserved below, so nothing else is ever put there.
  */
+static bool boot_data_overlaps(const struct boot_info *bi, uint64_t page)
+{
+	int i;
+
+	if (page < bi->mbi_end && page + PAGE_SIZE > bi->mbi_start)
+		return true;
+	for (i = 0; i < bi->n_modules; i++)
+		if (page < bi->modules[i].end && page + PAGE_SIZE > bi->modules[i].start)
+			return true;
+	return false;
+}
+
 static void find_trampoline_frame(const struct boot_info *bi)
 {
 	uint64_t start, end;
@@ -85,7 +98,7 @@ static void find_trampoline_frame(const struct boot_info *bi)
 		start = MAX(ALIGN_UP(r->base, PAGE_SIZE), PAGE_SIZE);	/* not page 0: the real-mode IVT */
 		end = MIN(ALIGN_DOWN(r->base + r->len, PAGE_SIZE), 0xa0000ul);
 		for (; end > start; end -= PAGE_SIZE)
-			if (end <= bi->mbi_start || end - PAGE_SIZE >= bi->mbi_end)
+			if (!boot_data_overlaps(bi, end - PAGE_SIZE))
 				break;
 		if (end > start && end - PAGE_SIZE > trampoline_frame)
 			trampoline_frame = end - PAGE_SIZE;
