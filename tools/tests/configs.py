@@ -10,8 +10,8 @@ from harness import Config, register, _load_tool
 _bench = _load_tool("bench")
 
 # The CPUs of each boot (docs/testing.md): the -smp 1, 2 and 4 matrix is
-# spread over the boots instead of multiplying them. -smp 4: ktest-bios and
-# init-bios (with lockdebug); -smp 2: ktest-uefi, init-uefi, every qemu64
+# spread over the boots instead of multiplying them. -smp 4: ktest-bios,
+# ktest-uefi and init-bios (with lockdebug); -smp 2: init-uefi, every qemu64
 # boot (getcpu's LSL path on each CPU), the vsyscall boots that call the
 # page (native and xonly: getcpu pinned to each CPU); the
 # others one CPU.
@@ -25,7 +25,7 @@ CONFIGS = [
     # These three start more CPUs (arch/x86/smp_test.c checks each one);
     # ptdump-bios runs the same tests on one CPU.
     Config("ktest-bios", fw="bios", cmdline="ktest lockdebug", ktap=True, extra=SMP4),
-    Config("ktest-uefi", fw="uefi", cmdline="ktest", ktap=True, extra=SMP2),
+    Config("ktest-uefi", fw="uefi", cmdline="ktest", ktap=True, extra=SMP4),
     Config("ktest-qemu64", fw="bios", cpu="qemu64", cmdline="ktest", ktap=True, extra=SMP2),
     # init and the user-space test programs (user/*.c), under both firmwares.
     # `-- test` makes init run them; without it init starts the shell.

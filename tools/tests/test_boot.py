@@ -56,7 +56,7 @@ def test_command_line(boot, name):
 
 # (config, -smp N): the boot lists every CPU the MADT names, by APIC id
 # (QEMU numbers them 0..N-1); arch/x86/smp_test.c checks each one's state.
-SMP_BOOTS = [("ktest-bios", 4), ("ktest-uefi", 2), ("ktest-qemu64", 2), ("ptdump-bios", 1)]
+SMP_BOOTS = [("ktest-bios", 4), ("ktest-uefi", 4), ("ktest-qemu64", 2), ("ptdump-bios", 1)]
 
 
 @pytest.mark.parametrize("name,ncpus", SMP_BOOTS)
