@@ -89,26 +89,17 @@ long sys_poll(struct pollfd __user *fds, unsigned int n, int timeout_ms)
 }
 
 /*
- * ppoll: a timespec for the timeout, and a signal mask for the wait that
- * the way back to user mode puts back, after a handler if one runs (as
- * rt_sigsuspend does).
+ * ppoll: a timespec for the timeout, and a signal mask for the wait only:
+ * the old mask comes back on return, or after the handler of the signal
+ * that ended the wait (as with rt_sigsuspend).
  */
 long sys_ppoll(struct pollfd __user *fds, unsigned int n, const struct timespec __user *uts,
 	       const uint64_t __user *umask, size_t setsize)
 {
-	struct process *p = current();
 	struct timespec ts;
-	uint64_t deadline = 0, mask;
+	uint64_t deadline = 0;
+	long ret;
 
-	if (umask) {
-		if (setsize != sizeof(mask))
-			return -EINVAL;
-		if (copy_from_user(&mask, umask, sizeof(mask)))
-			return -EFAULT;
-		p->sig.saved_mask = p->sig.blocked;
-		p->sig.restore_mask = true;
-		p->sig.blocked = mask & ~(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP));
-	}
 	if (uts) {
 		if (copy_from_user(&ts, uts, sizeof(ts)))
 			return -EFAULT;
@@ -116,5 +107,12 @@ long sys_ppoll(struct pollfd __user *fds, unsigned int n, const struct timespec 
 			return -EINVAL;
 		deadline = ktime_get_ns() + ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec + 1;
 	}
-	return do_poll(fds, n, deadline);
+	if (!umask)
+		return do_poll(fds, n, deadline);
+	if ((ret = sigmask_set_temporary(umask, setsize)))
+		return ret;
+	/* Only -EINTR leaves a signal to deliver, whose frame keeps the old mask. */
+	if ((ret = do_poll(fds, n, deadline)) != -EINTR)
+		sigmask_restore();
+	return ret;
 }

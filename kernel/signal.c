@@ -432,6 +432,19 @@ long sys_pause(void)
  */
 long sys_rt_sigsuspend(const uint64_t __user *umask, size_t setsize)
 {
+	long err = sigmask_set_temporary(umask, setsize);
+
+	return err ? err : wait_for_signal();
+}
+
+/*
+ * Block the user's mask (never SIGKILL or SIGSTOP) until the calling system
+ * call returns: rt_sigsuspend and ppoll. A signal delivered on the way out
+ * puts the old mask in its frame, for rt_sigreturn; otherwise the call puts
+ * it back itself (sigmask_restore).
+ */
+long sigmask_set_temporary(const uint64_t __user *umask, size_t setsize)
+{
 	struct process *p = current();
 	uint64_t mask;
 
@@ -442,5 +455,14 @@ long sys_rt_sigsuspend(const uint64_t __user *umask, size_t setsize)
 	p->sig.saved_mask = p->sig.blocked;
 	p->sig.restore_mask = true;
 	p->sig.blocked = mask & ~UNBLOCKABLE;
-	return wait_for_signal();
+	return 0;
+}
+
+/* The end of a call that set a temporary mask and has no signal to deliver. */
+void sigmask_restore(void)
+{
+	struct process *p = current();
+
+	p->sig.blocked = p->sig.saved_mask;
+	p->sig.restore_mask = false;
 }

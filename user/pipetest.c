@@ -167,6 +167,26 @@ static int test_poll(void)
 	       expect(poll((void *)1, 1, 0), -EFAULT, "poll(bad pointer)");
 }
 
+/* ppoll's mask lasts the call only: a return with a descriptor ready puts the old one back. */
+static int test_ppoll_mask(void)
+{
+	sigset_t usr1 = 1ul << (SIGUSR1 - 1), old, none = 0, after = ~0ul;
+	struct timespec zero = { 0, 0 };
+	struct pollfd p;
+	int fds[2];
+	long r;
+
+	pipe(fds);
+	p = (struct pollfd){ .fd = fds[1], .events = POLLOUT };
+	rt_sigprocmask(SIG_SETMASK, &none, &old, sizeof(sigset_t));
+	r = syscall5(__NR_ppoll, (long)&p, 1, (long)&zero, (long)&usr1, sizeof(sigset_t));
+	rt_sigprocmask(SIG_SETMASK, &old, &after, sizeof(sigset_t));
+	close(fds[0]);
+	close(fds[1]);
+	return expect(r, 1, "ppoll with a mask: the write end is ready") &&
+	       expect(after, 0, "the mask from before ppoll is back");
+}
+
 static int test_pgrp(void)
 {
 	long me = getpid(), pid;
@@ -240,6 +260,7 @@ static const struct test tests[] = {
 	{ "dup_dup2_dup3", test_dup },
 	{ "emfile", test_emfile },
 	{ "poll", test_poll },
+	{ "ppoll_mask", test_ppoll_mask },
 	{ "pgrp_session", test_pgrp },
 	{ "tty_ioctls", test_tty_ioctls },
 };

@@ -227,8 +227,8 @@ yes:
  * to do: no reschedule asked for, no signal queued, a rip in the user
  * half. Anything else (a rip in the vsyscall page, or not canonical) is
  * for deliver_signals to sort out. A mask to put back needs no test of
- * its own: rt_sigsuspend, which alone sets restore_mask, returns only
- * with a signal pending.
+ * its own: rt_sigsuspend and ppoll leave restore_mask set only when they
+ * return with a signal pending.
  */
 static inline void return_to_user(struct trap_frame *tf)
 {

@@ -95,7 +95,7 @@ struct signal_state {
 	siginfo_t info[NSIG];			/* what the pending ones carry */
 	stack_t altstack;
 	uint64_t fault_trapno, fault_err, fault_cr2;	/* for the next frame's sigcontext */
-	uint64_t saved_mask;		/* rt_sigsuspend: the mask to go back to */
+	uint64_t saved_mask;		/* rt_sigsuspend, ppoll: the mask to go back to */
 	bool restore_mask;		/* ... after the handler it waited for */
 };
 
@@ -116,6 +116,8 @@ void force_sig_fault(int sig, int code, uint64_t addr, struct trap_frame *tf);
 /* On the way back to user mode: run the default action or build a frame. */
 void deliver_signals(struct trap_frame *tf);
 bool signal_pending(struct process *p);
+long sigmask_set_temporary(const uint64_t __user *umask, size_t setsize);
+void sigmask_restore(void);
 /* A signal is pending that will end p when delivered (SIGKILL, or a default action that kills). */
 bool fatal_signal_pending(struct process *p);
 

@@ -5,6 +5,7 @@
 #include "linux.h"
 
 #define __NR_poll		7
+#define __NR_ppoll		271
 #define __NR_access		21
 #define __NR_pipe		22
 #define __NR_dup		32
