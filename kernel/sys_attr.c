@@ -53,19 +53,25 @@ static long node_at(const char *path, struct tnode **n)
 	return (err = path_stat(path, &st)) < 0 ? err : -EROFS;
 }
 
+/* The /tmp node an open descriptor refers to: EROFS for any other file. */
+static long fd_node(unsigned int fd, struct tnode **n)
+{
+	struct file *f = fd_file(fd);
+
+	if (!f)
+		return -EBADF;
+	*n = tmpfs_node(f);
+	return *n ? 0 : -EROFS;
+}
+
 /* The node of a path from user space (relative to dirfd), or of dirfd itself when upath is NULL. */
 static long user_node(int dirfd, const char __user *upath, struct tnode **n)
 {
 	char path[PATH_MAX];
-	struct file *f;
 	long err;
 
-	if (!upath && dirfd != AT_FDCWD) {
-		if (!(f = fd_file(dirfd)))
-			return -EBADF;
-		*n = tmpfs_node(f);
-		return *n ? 0 : -EROFS;
-	}
+	if (!upath && dirfd != AT_FDCWD)
+		return fd_node(dirfd, n);
 	if ((err = get_path(dirfd, upath, path)) < 0)
 		return err;
 	return node_at(path, n);
@@ -127,13 +133,11 @@ long sys_chmod(const char __user *path, unsigned int mode)
 
 long sys_fchmod(unsigned int fd, unsigned int mode)
 {
-	struct file *f = fd_file(fd);
 	struct tnode *n;
+	long err = fd_node(fd, &n);
 
-	if (!f)
-		return -EBADF;
-	if (!(n = tmpfs_node(f)))
-		return -EROFS;
+	if (err)
+		return err;
 	tmpfs_chmod(n, mode);
 	return 0;
 }
@@ -167,13 +171,11 @@ long sys_lchown(const char __user *path, unsigned int uid, unsigned int gid)
 
 long sys_fchown(unsigned int fd, unsigned int uid, unsigned int gid)
 {
-	struct file *f = fd_file(fd);
 	struct tnode *n;
+	long err = fd_node(fd, &n);
 
-	if (!f)
-		return -EBADF;
-	if (!(n = tmpfs_node(f)))
-		return -EROFS;
+	if (err)
+		return err;
 	tmpfs_chown(n, uid, gid);
 	return 0;
 }
