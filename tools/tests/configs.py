@@ -10,11 +10,12 @@ from harness import Config, register, _load_tool
 _bench = _load_tool("bench")
 
 # The CPUs of each boot (docs/testing.md): the -smp 1, 2 and 4 matrix is
-# spread over the boots instead of multiplying them. -smp 4: ktest-bios,
-# ktest-uefi and init-bios (with lockdebug); -smp 2: init-uefi, every qemu64
-# boot (getcpu's LSL path on each CPU), the vsyscall boots that call the
-# page (native and xonly: getcpu pinned to each CPU); the
-# others one CPU.
+# spread over the boots instead of multiplying them, each firmware at all
+# three. -smp 4: ktest-bios, init-bios (with lockdebug) and init-uefi;
+# -smp 2: ktest-uefi, every qemu64 boot (getcpu's LSL path on each CPU),
+# the SeaBIOS vsyscall boots that call the page (native and xonly: getcpu
+# pinned to each CPU); the others, vsyscall-native-uefi among them, one
+# CPU. make test SMP=n boots every one with n CPUs instead.
 SMP2 = ("-smp", "2")
 SMP4 = ("-smp", "4")
 
@@ -25,12 +26,12 @@ CONFIGS = [
     # These three start more CPUs (arch/x86/smp_test.c checks each one);
     # ptdump-bios runs the same tests on one CPU.
     Config("ktest-bios", fw="bios", cmdline="ktest lockdebug", ktap=True, extra=SMP4),
-    Config("ktest-uefi", fw="uefi", cmdline="ktest", ktap=True, extra=SMP4),
+    Config("ktest-uefi", fw="uefi", cmdline="ktest", ktap=True, extra=SMP2),
     Config("ktest-qemu64", fw="bios", cpu="qemu64", cmdline="ktest", ktap=True, extra=SMP2),
     # init and the user-space test programs (user/*.c), under both firmwares.
     # `-- test` makes init run them; without it init starts the shell.
     Config("init-bios", fw="bios", ktap=True, timeout=120, cmdline="lockdebug -- test", extra=SMP4),
-    Config("init-uefi", fw="uefi", ktap=True, timeout=120, cmdline="-- test", extra=SMP2),
+    Config("init-uefi", fw="uefi", ktap=True, timeout=120, cmdline="-- test", extra=SMP4),
     # The kernel's page tables as ptdump prints them (test_memory.py).
     Config("ptdump-bios", fw="bios", cmdline="ptdump ktest"),
     # The vDSO's clock-dependent tests (user/vdsotest.c) with the other clock
@@ -65,7 +66,7 @@ CONFIGS = [
     Config("vsyscall-none-bios", fw="bios", mode="none", ktap=True,
            cmdline="-- /bin/vsyscalltest"),
     Config("vsyscall-native-uefi", fw="uefi", mode="native", ktap=True,
-           cmdline="-- /bin/vsyscalltest", extra=SMP2),
+           cmdline="-- /bin/vsyscalltest"),
     Config("vsyscall-emulate-qemu64", fw="bios", mode="emulate", cpu="qemu64", ktap=True,
            cmdline="-- /bin/vsyscalltest", extra=SMP2),
     Config("vsyscall-native-qemu64", fw="bios", mode="native", cpu="qemu64", ktap=True,

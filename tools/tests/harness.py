@@ -71,6 +71,30 @@ class Config:
         return ("vsyscall=%s %s" % (self.mode, self.cmdline)).strip()
 
 
+# make test SMP=n (docs/testing.md): every boot starts n CPUs instead of its
+# configuration's own -smp, so that the whole matrix runs at one CPU count.
+SMP = os.environ.get("CCOS_TEST_SMP") or None
+if SMP is not None and not (SMP.isdigit() and 1 <= int(SMP) <= 8):
+    raise ValueError("SMP=%s: a CPU count from 1 to 8 was expected" % SMP)
+
+
+def qemu_extra(config):
+    """The configuration's QEMU arguments, its -smp replaced by SMP's if set."""
+    extra = list(config.extra)
+    if SMP is None:
+        return extra
+    if "-smp" in extra:
+        i = extra.index("-smp")
+        del extra[i:i + 2]
+    return extra + ["-smp", SMP]
+
+
+def cpus(config):
+    """How many CPUs a boot of the configuration starts."""
+    extra = qemu_extra(config)
+    return int(extra[extra.index("-smp") + 1]) if "-smp" in extra else 1
+
+
 def _in_root(path):
     return path if os.path.isabs(path) else os.path.join(ROOT, path)
 
@@ -221,7 +245,7 @@ def run_boot(config, iso=None):
         return boot
     if os.path.dirname(iso) != workdir:
         _fresh_workdir(config)      # the ISO is another configuration's, in its folder
-    cmd = runqemu.qemu_command(iso, config.fw, config.cpu, config.extra,
+    cmd = runqemu.qemu_command(iso, config.fw, config.cpu, qemu_extra(config),
                                serial="file:" + log_path, workdir=workdir)
     with open(os.path.join(workdir, "qemu-command.txt"), "w") as f:
         f.write(" ".join(cmd) + "\n")
@@ -280,8 +304,8 @@ def slowest_first(names):
 
 
 def save_times():
-    """Keep this session's durations for the next one's order."""
-    if not _times:
+    """Keep this session's durations for the next one's order (not an SMP= run's)."""
+    if not _times or SMP is not None:
         return
     times = _last_times()
     times.update(_times)

@@ -56,14 +56,24 @@ def test_command_line(boot, name):
 
 # (config, -smp N): the boot lists every CPU the MADT names, by APIC id
 # (QEMU numbers them 0..N-1); arch/x86/smp_test.c checks each one's state.
-SMP_BOOTS = [("ktest-bios", 4), ("ktest-uefi", 4), ("ktest-qemu64", 2), ("ptdump-bios", 1)]
+# Each firmware boots 1, 2 and 4 CPUs (docs/testing.md); make test SMP=n
+# boots every configuration with n instead.
+SMP_BOOTS = [("ktest-bios", 4), ("init-bios", 4), ("ktest-uefi", 2), ("init-uefi", 4),
+             ("ktest-qemu64", 2), ("ptdump-bios", 1), ("vsyscall-native-uefi", 1)]
+
+
+def booted_cpus(name, ncpus):
+    """The CPUs a boot of name starts, once configs.py is found to give it ncpus."""
+    smp = ("-smp", str(ncpus)) if ncpus > 1 else ()
+    assert tuple(harness.config(name).extra) == smp, \
+        "configs.py: %s should boot with %r" % (name, smp)
+    return harness.cpus(harness.config(name))
 
 
 @pytest.mark.parametrize("name,ncpus", SMP_BOOTS)
 def test_smp_cpus_up(boot, name, ncpus):
+    ncpus = booted_cpus(name, ncpus)
     b = boot(name)
-    smp = ("-smp", str(ncpus)) if ncpus > 1 else ()
-    assert tuple(b.config.extra) == smp, "configs.py: %s should boot with %r" % (name, smp)
     b.expect(r"^acpi: MADT: %d CPUs?," % ncpus)
     b.expect(r"^smp: %d CPUs? up, APIC ids %s \((xAPIC|x2APIC)\); processes run on every CPU$"
              % (ncpus, " ".join(str(i) for i in range(ncpus))))
@@ -77,7 +87,8 @@ def test_smp_cpus_up(boot, name, ncpus):
 # (config, -smp N, instruction): getcpu pinned to each CPU in turn
 # (user/vsyscall/pinned.c) read every CPU of the boot, on the qemu64 boots
 # through lsl (no RDTSCP there), elsewhere through rdtscp.
-PINNED_BOOTS = [("init-bios", 4, "rdtscp"), ("init-uefi", 2, "rdtscp"),
+PINNED_BOOTS = [("init-bios", 4, "rdtscp"), ("init-uefi", 4, "rdtscp"),
+                ("vsyscall-native-uefi", 1, "rdtscp"),
                 ("init-qemu64", 2, "lsl"), ("vsyscall-native-bios", 2, "rdtscp"),
                 ("vsyscall-native-qemu64", 2, "lsl"), ("vsyscall-emulate-qemu64", 2, "lsl"),
                 ("vsyscall-xonly-bios", 2, "rdtscp"), ("vsyscall-native-jiffies", 1, "rdtscp")]
@@ -85,6 +96,7 @@ PINNED_BOOTS = [("init-bios", 4, "rdtscp"), ("init-uefi", 2, "rdtscp"),
 
 @pytest.mark.parametrize("name,ncpus,insn", PINNED_BOOTS)
 def test_getcpu_pinned_on_every_cpu(boot, name, ncpus, insn):
+    ncpus = booted_cpus(name, ncpus)
     b = boot(name)
     b.expect(r"^# getcpu pinned: %d CPUs, each one read through all four paths \(%s\)$"
              % (ncpus, insn))
