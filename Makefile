@@ -160,12 +160,16 @@ GRUB_TIMEOUT ?= 3
 ISO_MODULES = $(if $(INIT),$(INIT):/bin/init,$(BUILD)/user/init.elf:/bin/init) \
 	      $(foreach p,$(filter-out $(BUILD)/user/init.elf,$(USER_PROGS)),$(p):/bin/$(basename $(notdir $(p)))) \
 	      $(foreach m,$(MODULES),$(m):/bin/$(basename $(notdir $(m)))) \
-	      $(if $(BUSYBOX),$(BUSYBOX):/bin/busybox)
+	      $(if $(BUSYBOX),$(BUSYBOX):/bin/busybox $(BUILD)/busybox.links:/etc/busybox.links)
 
 # Debian's busybox-static, unmodified (tools/setup installs it), as /bin/busybox.
 # Its sh runs its other applets itself, through exec of /proc/self/exe.
 # `make run SH=busybox` boots it as init, running sh (docs/console.md).
 BUSYBOX ?= $(wildcard /bin/busybox)
+# Its applets' names: the kernel makes each /bin/NAME a link to busybox (kernel/symlink.c).
+$(BUILD)/busybox.links: $(BUSYBOX)
+	@mkdir -p $(dir $@)
+	$(Q)$(BUSYBOX) --list > $@.tmp && mv $@.tmp $@
 ifeq ($(SH),busybox)
 override CMDLINE += init=/bin/busybox -- sh
 endif
@@ -179,7 +183,8 @@ MKISO = $(PYTHON) tools/mkiso --kernel $(BUILD)/kernel.elf --cmdline "$(CMDLINE)
 	$(foreach m,$(ISO_MODULES),--module $(m)) --module-dir $(BUILD)/bad:/bin/
 
 iso: $(BUILD)/ccos.iso
-$(BUILD)/ccos.iso: $(BUILD)/kernel.elf $(USER_PROGS) $(BUILD)/bad/.stamp $(INIT) $(MODULES) tools/mkiso FORCE
+$(BUILD)/ccos.iso: $(BUILD)/kernel.elf $(USER_PROGS) $(BUILD)/bad/.stamp $(INIT) $(MODULES) tools/mkiso FORCE \
+		  $(if $(BUSYBOX),$(BUILD)/busybox.links)
 	@$(if $(Q),echo "  ISO     $@")
 	$(Q)$(MKISO) --out $@ --timeout $(GRUB_TIMEOUT)
 

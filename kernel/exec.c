@@ -2,6 +2,7 @@
 #include <ccos/proc.h>
 #include <ccos/elf.h>
 #include <ccos/file.h>
+#include <ccos/path.h>
 #include <ccos/mm.h>
 #include <ccos/abi.h>
 #include <ccos/errno.h>
@@ -82,14 +83,19 @@ static void set_comm(struct process *p, const char *path)
 int exec_image(struct process *p, const char *path, char *const argv[], int argc,
 	       char *const envp[], int envc)
 {
-	const struct module_file *m = module_lookup(path);
+	const struct module_file *m;
+	char file[PATH_MAX];
 	struct elf_info info;
+	struct stat st;
 	struct mm *mm, *old;
 	uint64_t rsp, stack_top = STACK_TOP - aslr_offset(p, ASLR_STACK_BITS);
 	int err, sig;
 
-	if (!m)
-		return -ENOENT;
+	/* The program is a module; a link leads to one (/bin/ls -> busybox), anything else is not one. */
+	if ((err = kernel_path(p->fs->cwd, path, file, LOOKUP_FOLLOW)) < 0)
+		return err;
+	if (!(m = module_lookup(file)))
+		return (err = path_stat(file, &st)) < 0 ? err : -EACCES;
 	mm = mm_create();
 	if (!mm)
 		return -ENOMEM;
@@ -124,7 +130,7 @@ int exec_image(struct process *p, const char *path, char *const argv[], int argc
 		switch_address_space(mm->pml4);
 	if (old)
 		mm_release(old);
-	set_comm(p, m->name);
+	set_comm(p, path);		/* as Linux: the name it was run by, not the link's target */
 	p->exe = m;
 	p->robust_list = 0;		/* as Linux: the list was the old program's */
 	close_on_exec(p);

@@ -1,5 +1,6 @@
 /* File objects: GRUB modules as read-only files, generated /proc files, the descriptor table. */
 #include <ccos/file.h>
+#include <ccos/path.h>
 #include <ccos/boot.h>
 #include <ccos/proc.h>
 #include <ccos/mm.h>
@@ -29,29 +30,46 @@ void files_init(void)
 			m->name, phys_to_virt(m->start), m->end - m->start,
 		};
 	}
+	bin_links_init();
 }
 
-/* The module at path; /proc/self/exe is a link to the caller's own program, as on Linux. */
+/* The module at path, a normalized path without links. */
 const struct module_file *module_lookup(const char *path)
 {
 	int i;
 
-	if (!strcmp(path, "/proc/self/exe"))
-		return current()->exe;
 	for (i = 0; i < n_modules; i++)
 		if (!strcmp(modules[i].name, path))
 			return &modules[i];
 	return NULL;
 }
 
-const struct module_file *module_at(uint64_t i)
+/* A module named dir/NAME, without another slash. */
+static bool in_dir(const struct module_file *m, const char *dir)
+{
+	size_t len = strlen(dir);
+
+	return !strncmp(m->name, dir, len) && m->name[len] == '/' && !strchr(m->name + len + 1, '/');
+}
+
+const struct module_file *module_at(const char *dir, uint64_t i)
 {
 	int k;
 
 	for (k = 0; k < n_modules; k++)
-		if (!strncmp(modules[k].name, "/bin/", 5) && !strchr(modules[k].name + 5, '/') && !i--)
+		if (in_dir(&modules[k], dir) && !i--)
 			return &modules[k];
 	return NULL;
+}
+
+uint64_t modules_in(const char *dir)
+{
+	uint64_t n = 0;
+	int k;
+
+	for (k = 0; k < n_modules; k++)
+		n += in_dir(&modules[k], dir);
+	return n;
 }
 
 /* Reading a module or a generated text: bytes from the offset on. */
@@ -102,6 +120,8 @@ struct file *file_open_path(const char *path, int flags, long *err)
 		return f;
 	}
 	if ((f = dev_open(path, err)) || *err != -ENOENT)
+		return f;
+	if ((f = link_open(path, err)) || *err != -ENOENT)
 		return f;
 	if ((*err = procfs_generate(path, &text, &len)) != -ENOENT) {
 		if (!*err && (flags & O_ACCMODE) != 0)

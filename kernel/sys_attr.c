@@ -1,4 +1,5 @@
-/* A file's metadata by path or descriptor: readlink (the one link, /proc/self/exe), times, mode, owner. */
+/* A file's metadata by path or descriptor: times, mode, owner. */
+#include <ccos/path.h>
 #include <ccos/tmpfs.h>
 #include <ccos/file.h>
 #include <ccos/syscall.h>
@@ -12,30 +13,6 @@
 #define AT_EMPTY_PATH		0x1000
 #define UTIME_NOW		((1l << 30) - 1)
 #define UTIME_OMIT		((1l << 30) - 2)
-
-/* The one symbolic link, /proc/self/exe: the caller's program. Anything else that exists is no link. */
-long sys_readlinkat(int dirfd, const char __user *upath, char __user *buf, int size)
-{
-	const struct module_file *exe = current()->exe;
-	char path[PATH_MAX];
-	struct stat st;
-	long err;
-	size_t len;
-
-	if (size <= 0)
-		return -EINVAL;
-	if ((err = get_path(dirfd, upath, path)) < 0)
-		return err;
-	if (strcmp(path, "/proc/self/exe") || !exe)
-		return (err = path_stat(path, &st)) < 0 ? err : -EINVAL;
-	len = MIN(strlen(exe->name), (size_t)size);	/* no NUL, cut at size: as Linux */
-	return copy_to_user(buf, exe->name, len) ? -EFAULT : (long)len;
-}
-
-long sys_readlink(const char __user *path, char __user *buf, int size)
-{
-	return sys_readlinkat(AT_FDCWD, path, buf, size);
-}
 
 /*
  * The /tmp node that path names: -EROFS for a file elsewhere (modules,
@@ -64,15 +41,18 @@ static long fd_node(unsigned int fd, struct tnode **n)
 	return *n ? 0 : -EROFS;
 }
 
-/* The node of a path from user space (relative to dirfd), or of dirfd itself when upath is NULL. */
-static long user_node(int dirfd, const char __user *upath, struct tnode **n)
+/*
+ * The node of a path from user space (relative to dirfd), or of dirfd
+ * itself when upath is NULL; a link's own node with AT_SYMLINK_NOFOLLOW.
+ */
+static long user_node(int dirfd, const char __user *upath, int flags, struct tnode **n)
 {
 	char path[PATH_MAX];
 	long err;
 
 	if (!upath && dirfd != AT_FDCWD)
 		return fd_node(dirfd, n);
-	if ((err = get_path(dirfd, upath, path)) < 0)
+	if ((err = get_path(dirfd, upath, path, flags & AT_SYMLINK_NOFOLLOW ? 0 : LOOKUP_FOLLOW)) < 0)
 		return err;
 	return node_at(path, n);
 }
@@ -104,7 +84,7 @@ long sys_utimensat(int dirfd, const char __user *upath, const struct timespec __
 		return -EINVAL;
 	if (utimes && (!nsec_valid(ts[0].tv_nsec) || !nsec_valid(ts[1].tv_nsec)))
 		return -EINVAL;
-	if ((err = user_node(dirfd, upath, &n)) < 0)
+	if ((err = user_node(dirfd, upath, flags, &n)) < 0)
 		return err;
 	if (!utimes || ts[1].tv_nsec == UTIME_NOW)
 		tmpfs_set_mtime(n, NULL);
@@ -120,7 +100,7 @@ long sys_fchmodat(int dirfd, const char __user *upath, unsigned int mode)
 
 	if (!upath)
 		return -EFAULT;
-	if ((err = user_node(dirfd, upath, &n)) < 0)
+	if ((err = user_node(dirfd, upath, 0, &n)) < 0)
 		return err;
 	tmpfs_chmod(n, mode);
 	return 0;
@@ -142,7 +122,7 @@ long sys_fchmod(unsigned int fd, unsigned int mode)
 	return 0;
 }
 
-/* There are no symbolic links to act on but /proc/self/exe, which cannot change: the flags change nothing. */
+/* With AT_SYMLINK_NOFOLLOW (lchown), a link's own owner. */
 long sys_fchownat(int dirfd, const char __user *upath, unsigned int uid, unsigned int gid,
 		  int flags)
 {
@@ -153,7 +133,7 @@ long sys_fchownat(int dirfd, const char __user *upath, unsigned int uid, unsigne
 		return -EINVAL;
 	if (!upath)
 		return -EFAULT;
-	if ((err = user_node(dirfd, upath, &n)) < 0)
+	if ((err = user_node(dirfd, upath, flags, &n)) < 0)
 		return err;
 	tmpfs_chown(n, uid, gid);
 	return 0;

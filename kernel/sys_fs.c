@@ -1,4 +1,5 @@
-/* Paths: the working directory, the tree (/, /bin, /proc, /tmp) and the system calls that name files. */
+/* The tree (/, /bin, /etc, /proc, /tmp), the working directory and the calls that name files. */
+#include <ccos/path.h>
 #include <ccos/tmpfs.h>
 #include <ccos/file.h>
 #include <ccos/syscall.h>
@@ -9,17 +10,19 @@
 #include <ccos/mm.h>
 #include <ccos/uaccess.h>
 
+#define AT_SYMLINK_NOFOLLOW	0x100
 #define AT_REMOVEDIR	0x200
 #define AT_EMPTY_PATH	0x1000
 #define EXDEV		18
 
-/* The read-only directories; /bin lists the modules. */
+/* The read-only directories; /bin and /etc list the modules in them, and /bin its links. */
 static const struct vdir {
 	const char *path;
 	const char *const *names;
 } vdirs[] = {
-	{ "/", (const char *const[]){ "bin", "dev", "proc", "tmp", NULL } },
+	{ "/", (const char *const[]){ "bin", "dev", "etc", "proc", "tmp", NULL } },
 	{ "/bin", NULL },
+	{ "/etc", NULL },
 	{ "/dev", (const char *const[]){ "null", "tty", "zero", NULL } },
 	{ "/proc", (const char *const[]){ "meminfo", "self", NULL } },
 	{ "/proc/self", (const char *const[]){ "exe", "maps", NULL } },
@@ -35,66 +38,6 @@ static const struct vdir *find_vdir(const char *path)
 	return NULL;
 }
 
-/* The part of a normalized path below /tmp ("" or "/..."), or NULL outside it. */
-const char *in_tmp(const char *path)
-{
-	if (strncmp(path, "/tmp", 4) || (path[4] && path[4] != '/'))
-		return NULL;
-	return path + 4;
-}
-
-/* Append the components of s to out (a normalized absolute path), minding "." and "..". */
-static long join(char *out, const char *s)
-{
-	size_t len = strlen(out);
-
-	while (*s) {
-		const char *end = strchr(s, '/');
-		size_t n = end ? (size_t)(end - s) : strlen(s);
-
-		if (n == 2 && s[0] == '.' && s[1] == '.') {
-			while (len > 1 && out[--len] != '/')
-				;
-			out[len ? len : 1] = 0;
-			len = strlen(out);
-		} else if (n && !(n == 1 && s[0] == '.')) {
-			if (len + 1 + n >= PATH_MAX)
-				return -ENAMETOOLONG;
-			if (len > 1)
-				out[len++] = '/';
-			memcpy(out + len, s, n);
-			out[len += n] = 0;
-		}
-		s += n + (end != NULL);
-	}
-	return 0;
-}
-
-/* A user's path, relative to dirfd or the working directory, as a normalized absolute path. */
-long get_path(int dirfd, const char __user *upath, char *out)
-{
-	char raw[PATH_MAX];
-	long len = strncpy_from_user(raw, upath, sizeof(raw));
-	struct file *f;
-
-	if (len < 0)
-		return len;
-	if (!len)
-		return -ENOENT;
-	if (raw[0] == '/') {
-		strlcpy(out, "/", PATH_MAX);
-	} else if (dirfd == AT_FDCWD) {
-		strlcpy(out, current()->fs->cwd, PATH_MAX);
-	} else {
-		if (!(f = fd_file(dirfd)))
-			return -EBADF;
-		if (!f->ops->dirent || !f->path)
-			return -ENOTDIR;
-		strlcpy(out, f->path, PATH_MAX);
-	}
-	return join(out, raw);
-}
-
 static int vdir_dirent(struct file *f, uint64_t index, struct dirent_out *d)
 {
 	const struct vdir *v = find_vdir(f->path);
@@ -108,22 +51,26 @@ static int vdir_dirent(struct file *f, uint64_t index, struct dirent_out *d)
 	}
 	index -= 2;
 	if (v->names) {
-		char child[PATH_MAX];
+		char child[PATH_MAX], target[PATH_MAX];
 		const char *const *name = v->names;
 
 		while (*name && index--)
 			name++;
 		if (!(d->name = *name))
 			return -ENOENT;
-		strlcpy(child, v->path, sizeof(child));
-		join(child, d->name);
-		d->type = find_vdir(child) ? DT_DIR : !strcmp(v->path, "/dev") ? DT_CHR : DT_REG;
+		kernel_path(v->path, d->name, child, 0);
+		d->type = find_vdir(child) ? DT_DIR : link_target(child, target) > 0 ? DT_LNK :
+			  !strcmp(v->path, "/dev") ? DT_CHR : DT_REG;
 		return 0;
 	}
-	if (!(m = module_at(index)))
+	if ((m = module_at(v->path, index))) {
+		d->name = m->name + strlen(v->path) + 1;
+		d->type = DT_REG;
+		return 0;
+	}
+	if (strcmp(v->path, "/bin") || !(d->name = bin_link_at(index - modules_in(v->path))))
 		return -ENOENT;
-	d->name = m->name + 5;		/* after "/bin/" */
-	d->type = DT_REG;
+	d->type = DT_LNK;
 	return 0;
 }
 
@@ -169,13 +116,17 @@ static struct file *open_path(const char *path, int flags, uint32_t mode, long *
 
 long sys_openat(int dirfd, const char __user *upath, int flags, unsigned int mode)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], target[PATH_MAX];
+	bool exclusive = (flags & O_CREAT) && (flags & O_EXCL);
 	struct file *f;
-	long err = get_path(dirfd, upath, path);
+	long err = get_path(dirfd, upath, path, flags & O_NOFOLLOW || exclusive ? 0 : LOOKUP_FOLLOW);
 	int fd;
 
 	if (err < 0)
 		return err;
+	/* As Linux: O_CREAT | O_EXCL never follows a link and finds the name taken. */
+	if (link_target(path, target) > 0)
+		return exclusive ? -EEXIST : -ELOOP;
 	if (!(f = open_path(path, flags, mode, &err)))
 		return err;
 	f->flags = flags & (O_ACCMODE | O_APPEND | O_NONBLOCK);
@@ -217,12 +168,13 @@ long sys_newfstatat(int dirfd, const char __user *upath, struct stat __user *ust
 	struct stat st;
 	long err;
 
-	/* AT_SYMLINK_NOFOLLOW (0x100): no links here; AT_NO_AUTOMOUNT (0x800): no mounts to trigger */
-	if (flags & ~(AT_EMPTY_PATH | 0x100 | 0x800))
+	/* AT_NO_AUTOMOUNT (0x800): no mounts to trigger */
+	if (flags & ~(AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | 0x800))
 		return -EINVAL;
 	if ((flags & AT_EMPTY_PATH) && strncpy_from_user(path, upath, 2) == 0)
 		return dirfd == AT_FDCWD ? sys_newfstatat(dirfd, ".", ust, 0) : sys_fstat(dirfd, ust);
-	if ((err = get_path(dirfd, upath, path)) < 0 || (err = path_stat(path, &st)) < 0)
+	if ((err = get_path(dirfd, upath, path, flags & AT_SYMLINK_NOFOLLOW ? 0 : LOOKUP_FOLLOW)) < 0 ||
+	    (err = path_stat(path, &st)) < 0)
 		return err;
 	return copy_to_user(ust, &st, sizeof(st)) ? -EFAULT : 0;
 }
@@ -234,7 +186,7 @@ long sys_stat(const char __user *path, struct stat __user *st)
 
 long sys_lstat(const char __user *path, struct stat __user *st)
 {
-	return sys_newfstatat(AT_FDCWD, path, st, 0);
+	return sys_newfstatat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
 }
 
 /* As root: F_OK and R_OK if it exists, W_OK only in /tmp, X_OK if any x bit is set. */
@@ -246,7 +198,7 @@ long sys_faccessat(int dirfd, const char __user *upath, int mode)
 
 	if (mode & ~7)
 		return -EINVAL;
-	if ((err = get_path(dirfd, upath, path)) < 0 || (err = path_stat(path, &st)) < 0)
+	if ((err = get_path(dirfd, upath, path, LOOKUP_FOLLOW)) < 0 || (err = path_stat(path, &st)) < 0)
 		return err;
 	if ((mode & 2) && !in_tmp(path))
 		return -EROFS;
@@ -278,7 +230,7 @@ long sys_mkdirat(int dirfd, const char __user *upath, unsigned int mode)
 {
 	char path[PATH_MAX];
 	const char *rel;
-	long err = get_path(dirfd, upath, path);
+	long err = get_path(dirfd, upath, path, 0);
 
 	if (err < 0)
 		return err;
@@ -296,7 +248,7 @@ long sys_unlinkat(int dirfd, const char __user *upath, int flags)
 {
 	char path[PATH_MAX];
 	const char *rel;
-	long err = get_path(dirfd, upath, path);
+	long err = get_path(dirfd, upath, path, 0);
 
 	if (flags & ~AT_REMOVEDIR)
 		return -EINVAL;
@@ -325,7 +277,7 @@ long sys_renameat2(int olddfd, const char __user *uold, int newdfd, const char _
 
 	if (flags)
 		return -EINVAL;
-	if ((err = get_path(olddfd, uold, from)) < 0 || (err = get_path(newdfd, unew, to)) < 0)
+	if ((err = get_path(olddfd, uold, from, 0)) < 0 || (err = get_path(newdfd, unew, to, 0)) < 0)
 		return err;
 	if (!in_tmp(from))
 		return read_only(from);
@@ -348,7 +300,7 @@ long sys_truncate(const char __user *upath, long len)
 {
 	char path[PATH_MAX];
 	struct tnode *n;
-	long err = get_path(AT_FDCWD, upath, path);
+	long err = get_path(AT_FDCWD, upath, path, LOOKUP_FOLLOW);
 
 	if (err < 0)
 		return err;
@@ -396,7 +348,7 @@ static long change_dir(const char *path)
 long sys_chdir(const char __user *upath)
 {
 	char path[PATH_MAX];
-	long err = get_path(AT_FDCWD, upath, path);
+	long err = get_path(AT_FDCWD, upath, path, LOOKUP_FOLLOW);
 
 	return err < 0 ? err : change_dir(path);
 }

@@ -16,6 +16,7 @@ struct tnode {
 	uint32_t mode, uid, gid;
 	struct tnode *parent, *child, *next;	/* a directory's entries are a list */
 	uint8_t **pages;			/* a file's data, page by page */
+	char *link;				/* a symbolic link's target */
 	size_t npages;
 	uint64_t size, ino;
 	int nlink, opens;
@@ -123,6 +124,7 @@ static void maybe_free(struct tnode *n)
 		return;
 	shrink(n, 0);
 	kfree(n->pages);
+	kfree(n->link);
 	kfree(n->name);
 	kfree(n);
 }
@@ -258,7 +260,7 @@ void tmpfs_stat(struct tnode *n, struct stat *st)
 	st->st_uid = n->uid;
 	st->st_gid = n->gid;
 	st->st_nlink = n->nlink;
-	st->st_size = is_dir(n) ? 40 * n->nlink : (int64_t)n->size;
+	st->st_size = is_dir(n) ? 40 * n->nlink : n->link ? (int64_t)strlen(n->link) : (int64_t)n->size;
 	st->st_blksize = PAGE_SIZE;
 	st->st_blocks = n->npages * (PAGE_SIZE / 512);
 	st->st_atim = st->st_mtim = st->st_ctim = n->mtime;
@@ -286,7 +288,7 @@ static int tmpfs_dirent(struct file *f, uint64_t index, struct dirent_out *d)
 		return -ENOENT;
 	d->name = c->name;
 	d->ino = c->ino;
-	d->type = is_dir(c) ? DT_DIR : DT_REG;
+	d->type = c->mode >> 12;	/* as Linux, DT_DIR, DT_REG, DT_LNK are the type bits */
 	return 0;
 }
 
@@ -360,17 +362,48 @@ struct tnode *tmpfs_node(struct file *f)
 	return f->ops == &tmpfs_ops ? f->priv : NULL;
 }
 
-long tmpfs_mkdir(const char *rel, uint32_t mode)
+/* A new node at rel, which must not exist yet (mkdir, symlink). */
+static long make(const char *rel, uint32_t mode, struct tnode **n)
 {
-	struct tnode *dir, *n;
+	struct tnode *dir;
 	const char *name;
-	long err = walk(rel, false, &n, NULL);
+	long err = walk(rel, false, n, NULL);
 
 	if (!err)
 		return -EEXIST;
 	if ((err = walk(rel, true, &dir, &name)) < 0)
 		return err == -EBUSY ? -EEXIST : err;
-	return create(dir, name, S_IFDIR | (mode & 07777)) ? 0 : -ENOMEM;
+	return (*n = create(dir, name, mode)) ? 0 : -ENOMEM;
+}
+
+long tmpfs_mkdir(const char *rel, uint32_t mode)
+{
+	struct tnode *n;
+
+	return make(rel, S_IFDIR | (mode & 07777), &n);
+}
+
+long tmpfs_symlink(const char *rel, const char *target)
+{
+	size_t len = strlen(target) + 1;
+	char *copy = kmalloc(len);
+	struct tnode *n;
+	long err;
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, target, len);
+	if ((err = make(rel, S_IFLNK | 0777, &n)) < 0)
+		kfree(copy);
+	else
+		n->link = copy;
+	return err;
+}
+
+/* A link's target into buf (PATH_MAX bytes): its length; EINVAL for another node. */
+long tmpfs_readlink(struct tnode *n, char *buf)
+{
+	return n->link ? (long)strlcpy(buf, n->link, PATH_MAX) : -EINVAL;
 }
 
 /* unlink (dir false) and rmdir (dir true). */

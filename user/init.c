@@ -30,6 +30,7 @@ static const char *const programs[] = {
 	"/bin/sysabi",
 	"/bin/sysclone",
 	"/bin/sysbusy",
+	"/bin/syslink",
 	"/bin/glibctest",
 };
 

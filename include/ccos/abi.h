@@ -25,6 +25,7 @@ struct utsname {
 };
 
 #define S_IFMT		0170000
+#define S_IFLNK		0120000
 #define S_IFREG		0100000
 #define S_IFDIR		0040000
 #define S_IFCHR		0020000

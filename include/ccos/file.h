@@ -40,7 +40,8 @@ struct file {
 
 void files_init(void);
 const struct module_file *module_lookup(const char *path);
-const struct module_file *module_at(uint64_t i);	/* the i-th under /bin, or NULL */
+const struct module_file *module_at(const char *dir, uint64_t i);	/* the i-th in dir, or NULL */
+uint64_t modules_in(const char *dir);
 void file_stat(struct file *f, struct stat *st);
 struct file *file_open_path(const char *path, int flags, long *err);
 struct file *file_get(struct file *f);

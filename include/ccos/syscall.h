@@ -60,9 +60,13 @@ long sys_fchdir(unsigned int fd);
 long sys_getcwd(char __user *buf, unsigned long size);
 long sys_getdents64(unsigned int fd, void __user *buf, unsigned int size);
 
-/* kernel/sys_attr.c */
+/* kernel/symlink.c */
+long sys_symlink(const char __user *target, const char __user *link);
+long sys_symlinkat(const char __user *target, int dirfd, const char __user *link);
 long sys_readlink(const char __user *path, char __user *buf, int size);
 long sys_readlinkat(int dirfd, const char __user *path, char __user *buf, int size);
+
+/* kernel/sys_attr.c */
 long sys_utimensat(int dirfd, const char __user *path, const struct timespec __user *times,
 		   int flags);
 long sys_chmod(const char __user *path, unsigned int mode);

@@ -8,6 +8,7 @@
 #define DT_CHR		2
 #define DT_DIR		4
 #define DT_REG		8
+#define DT_LNK		10
 
 /* One directory entry, as a directory's dirent op gives it. */
 struct dirent_out {
@@ -25,6 +26,8 @@ struct timespec;
 int tmpfs_lookup(const char *rel, struct tnode **node);
 struct file *tmpfs_open(const char *rel, int flags, uint32_t mode, long *err);
 long tmpfs_mkdir(const char *rel, uint32_t mode);
+long tmpfs_symlink(const char *rel, const char *target);
+long tmpfs_readlink(struct tnode *n, char *buf);
 long tmpfs_remove(const char *rel, bool dir);
 long tmpfs_rename(const char *from, const char *to);
 long tmpfs_truncate(struct tnode *n, uint64_t len);
@@ -34,10 +37,5 @@ struct tnode *tmpfs_node(struct file *f);	/* NULL if f is not a tmpfs file */
 void tmpfs_chmod(struct tnode *n, uint32_t mode);
 void tmpfs_chown(struct tnode *n, uint32_t uid, uint32_t gid);
 void tmpfs_set_mtime(struct tnode *n, const struct timespec *ts);
-
-/* kernel/sys_fs.c: paths, normalized and absolute (PATH_MAX bytes). */
-long get_path(int dirfd, const char __user *upath, char *out);	/* from the caller's view */
-const char *in_tmp(const char *path);	/* the part below /tmp ("" or "/..."), or NULL */
-long path_stat(const char *path, struct stat *st);
 
 #endif

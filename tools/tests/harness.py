@@ -54,7 +54,7 @@ class Config:
     mode: str = "emulate"       # vsyscall mode, the first word of the command line
     cpu: str = "max"            # QEMU -cpu model
     extra: tuple = ()           # more QEMU arguments
-    modules: tuple = ()         # more files, each added as /bin/NAME
+    modules: tuple = ()         # more files, each added as /bin/NAME, or FILE:/MODULE/NAME
     init: str = None            # an ELF to boot as /bin/init instead of build/user/init.elf
     ktap: bool = False          # the boot prints KTAP: plan and results are checked,
                                 # and each result is its own pytest case
@@ -114,7 +114,9 @@ def iso_modules(config):
         if os.path.basename(elf) != "init.elf":
             mods.append((elf, "/bin/" + os.path.splitext(os.path.basename(elf))[0]))
     for m in config.modules:
-        mods.append((_in_root(m), "/bin/" + os.path.splitext(os.path.basename(m))[0]))
+        path, _, name = m.rpartition(":/")
+        mods.append((_in_root(path), "/" + name) if path else
+                    (_in_root(m), "/bin/" + os.path.splitext(os.path.basename(m))[0]))
     for f in sorted(glob.glob(os.path.join(build_dir(config), "bad", "*"))):
         mods.append((f, "/bin/" + os.path.basename(f)))
     return mods

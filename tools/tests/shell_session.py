@@ -1,27 +1,34 @@
-"""One boot to the shell (init without `-- test`), typed into as a person would.
+"""Boots to a shell, typed into as a person would: ccos's sh, and busybox's sh as init.
 
-The session is a list of steps, each a function that types commands into
+A session is a list of steps, each a function that types commands into
 the Console and reads the echo and output. They run in order, in one QEMU,
 as a job of the harness's pool (so it boots beside the other boots, two at
 a time); a step that fails records why, and the session goes on from a
-fresh prompt. test_shell.py reports each step; test_docs.py reads the boot's
-output. The steps live here, not in a test module: the job may start while
-pytest is still collecting.
+fresh prompt. The shell boot (init without `-- test`) runs STEPS, which
+test_shell.py reports and test_docs.py reads; the busybox boot
+(`init=/bin/busybox -- sh`, as `make run SH=busybox`) runs BB_INIT_STEPS,
+which test_busybox.py reports. The steps live here, not in a test module:
+the jobs may start while pytest is still collecting.
 """
 import dataclasses
 import os
-import time
 
 import harness
 from console import Console, ConsoleTimeout
 
-# Debian's busybox-static (tools/setup installs it) and the script of
+# Debian's busybox-static (tools/setup installs it), its applets' names
+# (the Makefile's `busybox --list`: links in /bin), and the script of
 # everyday applets that test_busybox.py compares with the host's run.
 BUSYBOX = "/bin/busybox" if os.path.exists("/bin/busybox") else None
+BUSYBOX_LINKS = os.path.join(harness.BUILD, "busybox.links") + ":/etc/busybox.links"
 BBSCRIPT = os.path.join(harness.ROOT, "tools", "tests", "bbscript.sh")
-SHELL = harness.Config("shell-bios", fw="bios", modules=(BUSYBOX, BBSCRIPT) if BUSYBOX else ())
+SHELL = harness.Config("shell-bios", fw="bios",
+                       modules=(BUSYBOX, BUSYBOX_LINKS, BBSCRIPT) if BUSYBOX else ())
+BB_INIT = harness.Config("busybox-init-bios", fw="bios", cmdline="init=/bin/busybox -- sh",
+                         modules=(BUSYBOX, BUSYBOX_LINKS) if BUSYBOX else ())
 PROMPT = r"^\$ "
-STEPS = []
+BB_PROMPT = r"# $"
+STEPS, BB_INIT_STEPS = [], []
 
 
 class Skipped(Exception):
@@ -29,8 +36,14 @@ class Skipped(Exception):
 
 
 def step(fn):
-    """Add fn(console) to the session, in the order of definition."""
+    """Add fn(console) to the shell session, in the order of definition."""
     STEPS.append(fn)
+    return fn
+
+
+def bb_init_step(fn):
+    """Add fn(console) to the busybox-as-init session."""
+    BB_INIT_STEPS.append(fn)
     return fn
 
 
@@ -44,22 +57,24 @@ class Session:
     status: object          # ccos's exit status, or None
 
 
-def _recover(c):
+def _recover(c, prompt):
     """After a failed step: interrupt what runs, and wait for a prompt."""
     c.send("\x03\n")
     try:
-        c.expect(PROMPT, 10)
+        c.expect(prompt, 10)
     except ConsoleTimeout:
         pass
 
 
-def run():
-    c = Console(SHELL)
+def run(config, ready, steps, prompt):
+    """Boot config, wait for each pattern of ready in turn, then run the steps."""
+    c = Console(config)
     failures, skipped, results, ran = {}, {}, {}, set()
     try:
-        c.expect(r"^ccos sh: ", 90)
-        c.expect(r"^  tools: .*\n")     # the banner's last line; the prompt follows
-        for fn in STEPS:
+        c.expect(ready[0], 90)
+        for pattern in ready[1:]:
+            c.expect(pattern)
+        for fn in steps:
             if c.qemu.poll() is not None and not c.reader.is_alive():
                 break
             ran.add(fn.__name__)
@@ -69,7 +84,7 @@ def run():
                 skipped[fn.__name__] = str(e)
             except AssertionError as e:
                 failures[fn.__name__] = str(e)
-                _recover(c)
+                _recover(c, prompt)
     except ConsoleTimeout as e:
         failures["boot"] = str(e)
     finally:
@@ -77,12 +92,16 @@ def run():
     return Session(c.text, failures, skipped, results, ran, status)
 
 
-harness.register_job(SHELL.name, run)
+# ccos's sh: its banner, whose last line the prompt follows.
+harness.register_job(SHELL.name, lambda: run(SHELL, (r"^ccos sh: ", r"^  tools: .*\n"), STEPS, PROMPT))
+if BUSYBOX:
+    harness.register_job(BB_INIT.name, lambda: run(BB_INIT, (r"built-in shell \(ash\)",),
+                                                   BB_INIT_STEPS, BB_PROMPT))
 
 
-def session():
-    """The Session, run once per pytest run."""
-    return harness.job(SHELL.name).result()
+def session(config=SHELL):
+    """The Session of a boot, run once per pytest run."""
+    return harness.job(config.name).result()
 
 
 # --- The steps --------------------------------------------------------------------
@@ -189,8 +208,9 @@ def busybox_sh_interactive_with_ctrl_c(c):
     c.send("echo $((6 * 7)) | busybox wc -c\n")
     c.expect(r"^3$")
     c.expect(bb_prompt)
-    c.send("sleep 30\n")
-    time.sleep(1)
+    # ccos's spin says so once it runs, in the group busybox made the foreground one.
+    c.send("spin\n")
+    c.expect(r"^spinning$")
     c.send("\x03")
     c.expect(bb_prompt, 10)
     c.send("echo status $?\n")
@@ -200,8 +220,50 @@ def busybox_sh_interactive_with_ctrl_c(c):
 
 
 @step
+def applets_by_their_plain_names(c):
+    """busybox's applets are links in /bin: `ls` runs busybox as ls, ccos's own cat stays ccos's."""
+    if not BUSYBOX:
+        raise Skipped("no /bin/busybox on this host (tools/setup installs busybox-static)")
+    c.command("mkdir /tmp/ap; echo x > /tmp/ap/file; ln -s file /tmp/ap/link; ls /tmp/ap | cat")
+    c.expect(r"^file\nlink$")
+    c.command("cat /tmp/ap/link; readlink /tmp/ap/link; seq 3 | tac | cat")
+    c.expect(r"^x\nfile\n3\n2\n1$")
+    c.command("ls -l /bin/cat /bin/ls")
+    c.expect(r"^-r-xr-xr-x .* /bin/cat\nlrwxrwxrwx .* /bin/ls -> busybox$")
+
+
+@step
 def end_of_file_powers_off(c):
     c.expect(PROMPT)
     c.send("\x04")
     c.expect(r"^ccos: init exited with status 0$")
 
+
+
+# --- busybox's sh as init ------------------------------------------------------------
+
+@bb_init_step
+def bb_pipeline(c):
+    c.command("echo one two three | wc -w", prompt=BB_PROMPT)
+    c.expect(r"^3$")
+
+
+@bb_init_step
+def bb_applet_links_in_bin(c):
+    """/bin/ls is a link to busybox; exec of it runs the ls applet."""
+    c.command("ls -l /bin/ls; /bin/ls -d /tmp", prompt=BB_PROMPT)
+    c.expect(r"^lrwxrwxrwx .* /bin/ls -> busybox$")
+    c.expect(r"^/tmp$")
+
+
+@bb_init_step
+def bb_redirection_into_tmp(c):
+    c.command("seq 3 > /tmp/n; tac < /tmp/n | tr '\\n' ' '; echo", prompt=BB_PROMPT)
+    c.expect(r"^3 2 1 $")
+
+
+@bb_init_step
+def bb_poweroff(c):
+    """poweroff -f powers off (plain poweroff signals init, which is this sh: as on Linux, nothing)."""
+    c.command("poweroff -f", prompt=BB_PROMPT)
+    c.expect(r"^ccos: reboot\(POWER_OFF\) from \S+\[\d+\]$")

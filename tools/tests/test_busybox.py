@@ -76,10 +76,32 @@ def test_same_output_as_the_host(ccos_run, section):
         "section %s differs:\n  host: %r\n  ccos: %r" % (section, host[section], ccos_run[section]))
 
 
+@pytest.fixture(scope="module")
+def bb_init():
+    s = shell_session.session(shell_session.BB_INIT)
+    if "boot" in s.failures:
+        pytest.fail("busybox's sh as init never gave its prompt: %s" % s.failures["boot"])
+    return s
+
+
+@needs_busybox
+@pytest.mark.parametrize("name", [fn.__name__ for fn in shell_session.BB_INIT_STEPS])
+def test_busybox_sh_as_init(bb_init, name):
+    """init=/bin/busybox -- sh, typed into: a pipeline, an applet through its link, /tmp, poweroff -f."""
+    assert name in bb_init.ran, "step %s never ran: the console had ended" % name
+    assert name not in bb_init.failures, "step %s: %s" % (name, bb_init.failures[name])
+
+
+@needs_busybox
+def test_busybox_poweroff_ends_the_boot_with_status_0(bb_init):
+    assert bb_init.status == 0, "ccos's exit status after poweroff -f: %r" % bb_init.status
+
+
 @needs_busybox
 def test_make_run_sh_busybox_boots_busybox_as_init():
     """make run SH=busybox: the ISO carries /bin/busybox and boots it as init, running sh
-    (the shell boot above runs busybox sh from ccos's shell; this checks the Makefile's wiring)."""
+    (the busybox-init boot above boots the same; this checks that the Makefile's wiring is that)."""
     r = procs.run(["make", "-s", "-n", "iso", "SH=busybox"], 60, cwd=shell_session.harness.ROOT)
-    assert '--cmdline "init=/bin/busybox -- sh"' in r.stdout, r.stdout
+    assert '--cmdline "%s"' % shell_session.BB_INIT.cmdline in r.stdout, r.stdout
     assert "--module /bin/busybox:/bin/busybox" in r.stdout, r.stdout
+    assert "--module build/busybox.links:/etc/busybox.links" in r.stdout, r.stdout

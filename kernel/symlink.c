@@ -1,0 +1,149 @@
+/* Symbolic links: /tmp's, /bin's to busybox's applets, /proc/self/exe; symlink and readlink. */
+#include <ccos/path.h>
+#include <ccos/tmpfs.h>
+#include <ccos/file.h>
+#include <ccos/syscall.h>
+#include <ccos/proc.h>
+#include <ccos/abi.h>
+#include <ccos/errno.h>
+#include <ccos/lib.h>
+#include <ccos/mm.h>
+#include <ccos/uaccess.h>
+
+/* The output of `busybox --list`, one applet a line, which the build puts on the ISO. */
+#define BUSYBOX_LINKS	"/etc/busybox.links"
+
+/* Its names that are not modules of /bin, each ending in a NUL: /bin/NAME -> busybox. */
+static char *bin_links;
+static size_t bin_links_size;
+
+void bin_links_init(void)
+{
+	const struct module_file *m = module_lookup(BUSYBOX_LINKS);
+	char path[PATH_MAX] = "/bin/", *name;
+	size_t i, len;
+
+	if (!m || !(bin_links = kmalloc(m->size + 1)))
+		return;
+	memcpy(bin_links, m->data, m->size);
+	bin_links[m->size] = 0;
+	for (i = 0; i < m->size; i++)
+		if (bin_links[i] == '\n')
+			bin_links[i] = 0;
+	/* Keep the names that can be links, and are not ccos's own programs (sh, cat, ...). */
+	for (name = bin_links; name < bin_links + m->size + 1; name += len + 1) {
+		len = strlen(name);
+		if (!len || len > NAME_MAX || strchr(name, '/'))
+			continue;
+		memcpy(path + 5, name, len + 1);
+		if (module_lookup(path))
+			continue;
+		memmove(bin_links + bin_links_size, name, len + 1);
+		bin_links_size += len + 1;
+	}
+}
+
+const char *bin_link_at(uint64_t i)
+{
+	const char *name;
+
+	for (name = bin_links; name < bin_links + bin_links_size; name += strlen(name) + 1)
+		if (!i--)
+			return name;
+	return NULL;
+}
+
+static bool is_bin_link(const char *name)
+{
+	const char *link;
+	uint64_t i;
+
+	for (i = 0; (link = bin_link_at(i)); i++)
+		if (!strcmp(link, name))
+			return true;
+	return false;
+}
+
+/* The target of the link at path (a normalized path) into buf, PATH_MAX bytes: its length. */
+long link_target(const char *path, char *buf)
+{
+	const char *rel = in_tmp(path);
+	struct process *p = current();
+	struct tnode *n;
+
+	if (rel)
+		return tmpfs_lookup(rel, &n) ? -EINVAL : tmpfs_readlink(n, buf);
+	if (!strcmp(path, "/proc/self/exe"))
+		return p && p->exe ? (long)strlcpy(buf, p->exe->name, PATH_MAX) : -ENOENT;
+	if (!strncmp(path, "/bin/", 5) && is_bin_link(path + 5))
+		return strlcpy(buf, "busybox", PATH_MAX);
+	return -EINVAL;
+}
+
+/* lstat of /bin's links and of /proc/self/exe: a link, its size the target's length. */
+static void link_stat(struct file *f, struct stat *st)
+{
+	const char *c;
+
+	st->st_mode = S_IFLNK | 0777;
+	st->st_size = f->size;
+	st->st_ino = 14695981039346656037ull;	/* FNV-1a of the path: one number per link */
+	for (c = f->path; *c; c++)
+		st->st_ino = (st->st_ino ^ (uint8_t)*c) * 1099511628211ull;
+}
+
+static const struct file_ops link_ops = { .stat = link_stat };
+
+struct file *link_open(const char *path, long *err)
+{
+	char target[PATH_MAX];
+	long len = in_tmp(path) ? -EINVAL : link_target(path, target);
+	struct file *f = NULL;
+
+	*err = len < 0 ? -ENOENT : (f = file_new(&link_ops, NULL, len)) ? 0 : -ENOMEM;
+	return f;
+}
+
+/* symlink: only in /tmp; elsewhere EEXIST where the name exists, else EROFS. */
+long sys_symlinkat(const char __user *utarget, int dirfd, const char __user *ulink)
+{
+	char target[PATH_MAX], path[PATH_MAX];
+	long len = strncpy_from_user(target, utarget, sizeof(target)), err;
+	struct stat st;
+
+	if (len < 0)
+		return len;
+	if (!len)
+		return -ENOENT;
+	if ((err = get_path(dirfd, ulink, path, 0)) < 0)
+		return err;
+	if (!in_tmp(path))
+		return path_stat(path, &st) == -ENOENT ? -EROFS : -EEXIST;
+	return tmpfs_symlink(in_tmp(path), target);
+}
+
+long sys_symlink(const char __user *target, const char __user *link)
+{
+	return sys_symlinkat(target, AT_FDCWD, link);
+}
+
+long sys_readlinkat(int dirfd, const char __user *upath, char __user *buf, int size)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	struct stat st;
+	long len;
+
+	if (size <= 0)
+		return -EINVAL;
+	if ((len = get_path(dirfd, upath, path, 0)) < 0)
+		return len;
+	if ((len = link_target(path, target)) < 0)
+		return (len = path_stat(path, &st)) < 0 ? len : -EINVAL;
+	len = MIN(len, size);		/* no NUL, cut at size: as Linux */
+	return copy_to_user(buf, target, len) ? -EFAULT : len;
+}
+
+long sys_readlink(const char __user *path, char __user *buf, int size)
+{
+	return sys_readlinkat(AT_FDCWD, path, buf, size);
+}
