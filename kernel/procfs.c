@@ -1,4 +1,4 @@
-/* /proc files, made at open time in Linux's format: maps, status and meminfo. */
+/* /proc files, made at open time: maps, status and meminfo in Linux's format, and ccos's smpstat. */
 #include <ccos/file.h>
 #include <ccos/proc.h>
 #include <ccos/boot.h>
@@ -7,6 +7,8 @@
 #include <ccos/errno.h>
 #include <ccos/lib.h>
 #include <ccos/printk.h>
+#include <ccos/clock.h>
+#include <ccos/lapic.h>
 
 #define MAPS_LINE_MAX	128	/* a line is at most 73 columns and a name */
 
@@ -108,6 +110,33 @@ static char *status(size_t *len)
 	return buf;
 }
 
+/*
+ * ccos's own, no Linux file: per CPU, the kernel lock taken, how often it
+ * was found held and how long this CPU waited for it, switches to a
+ * process, and halts in the idle loop (docs/smp.md).
+ */
+static char *smpstat(size_t *len)
+{
+	size_t size = nr_cpus * 128, n = 0;
+	char *buf = kmalloc(size);
+	int i;
+
+	if (!buf)
+		return NULL;
+	for (i = 0; i < nr_cpus; i++) {
+		const struct percpu *c = &cpus[i];
+
+		n += snprintf(buf + n, size - n,
+			      "cpu%d kernel_lock %lu waited %lu for %lu us switches %lu halts %lu tlb %lu for %lu us\n",
+			      i, c->klock_taken, c->klock_waited,
+			      tsc_khz ? c->klock_wait_cycles * 1000 / tsc_khz : 0, c->switches,
+			      c->halts, c->shootdowns,
+			      tsc_khz ? c->shootdown_cycles * 1000 / tsc_khz : 0);
+	}
+	*len = MIN(n, size);
+	return buf;
+}
+
 static const struct {
 	const char *path;
 	char *(*generate)(size_t *len);
@@ -115,6 +144,7 @@ static const struct {
 	{ "/proc/self/maps", maps },
 	{ "/proc/self/status", status },
 	{ "/proc/meminfo", meminfo },
+	{ "/proc/smpstat", smpstat },
 };
 
 /* The text of a /proc file: 0, -ENOENT when there is no such file, -ENOMEM when it does not fit. */

@@ -34,6 +34,7 @@ static void run(struct process *p)
 	wrmsr(MSR_FS_BASE, p->fs_base);
 	wrmsr(MSR_KERNEL_GS_BASE, p->gs_base);	/* the user's GS, after swapgs */
 	__asm__ volatile("fxrstor64 %0" : : "m"(p->fpu));
+	c->switches++;
 	switch_to(&c->scheduler_context, p->context);
 	__asm__ volatile("fxsave64 %0" : "=m"(p->fpu));
 	this_cpu()->current = NULL;
@@ -114,6 +115,7 @@ void scheduler(void)
 		 */
 		switch_address_space(kernel_pml4);
 		c->idle = true;
+		c->halts++;
 		unlock_kernel();
 		safe_halt();
 		cli();

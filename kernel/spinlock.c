@@ -73,17 +73,30 @@ void lockdebug_check_switch(void)
 		panic("lockdebug: CPU %d: %s", this_cpu()->cpu, problem);
 }
 
-/* One atomic exchange wins the lock; losers spin on plain reads, which stay in their cache. */
-static void acquire(struct spinlock *l, bool answer_tlb)
+/*
+ * One atomic exchange wins the lock; losers spin on plain reads, which
+ * stay in their cache, with `pause` (it tells the CPU this is a spin
+ * loop: on a hyperthread it yields to the sibling, and the exit from the
+ * loop needs no memory-order rollback). Returns the TSC cycles it waited.
+ */
+static uint64_t acquire(struct spinlock *l, bool answer_tlb)
 {
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+	uint64_t start;
+
+	if (!__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+		l->cpu = this_cpu()->cpu;
+		return 0;
+	}
+	start = rdtsc();
+	do {
 		while (READ_ONCE(l->locked)) {
 			if (answer_tlb)
 				tlb_shootdown_poll();
 			pause();
 		}
-	}
+	} while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE));
 	l->cpu = this_cpu()->cpu;
+	return rdtsc() - start + 1;
 }
 
 static void release(struct spinlock *l)
@@ -122,9 +135,18 @@ DEFINE_SPINLOCK(kernel_lock);
 
 void lock_kernel(void)
 {
+	struct percpu *c;
+	uint64_t waited;
+
 	if (boot_options.lockdebug)
 		lockdebug_check_acquire(&kernel_lock);
-	acquire(&kernel_lock, true);
+	waited = acquire(&kernel_lock, true);
+	c = this_cpu();
+	c->klock_taken++;
+	if (waited) {
+		c->klock_waited++;
+		c->klock_wait_cycles += waited;
+	}
 }
 
 void unlock_kernel(void)

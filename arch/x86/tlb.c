@@ -73,6 +73,8 @@ void tlb_shootdown(uint64_t pml4, uint64_t start, uint64_t end)
 		if (i != me && (pml4 == kernel_pml4 || READ_ONCE(cpus[i].pml4) == pml4))
 			targets |= 1u << i;
 	if (targets) {
+		uint64_t t0 = rdtsc();
+
 		request.start = start;
 		request.end = end;
 		__atomic_store_n(&request.pending, targets, __ATOMIC_RELEASE);
@@ -81,6 +83,8 @@ void tlb_shootdown(uint64_t pml4, uint64_t start, uint64_t end)
 				lapic_send_ipi(cpus[i].apic_id, TLB_VECTOR);
 		while (__atomic_load_n(&request.pending, __ATOMIC_ACQUIRE))
 			pause();
+		this_cpu()->shootdowns++;
+		this_cpu()->shootdown_cycles += rdtsc() - t0;
 	}
 	if (locked)
 		unlock_kernel();

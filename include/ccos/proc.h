@@ -122,6 +122,9 @@ struct percpu {
 	bool idle;			/* halted in the idle loop: a wakeup sends an IPI */
 	int last_run;			/* index in proc_table of the last one run */
 	uint64_t pml4;			/* the address space in CR3 (arch/x86/tlb.c) */
+	/* Counts for /proc/smpstat (kernel/smpstat.c). */
+	uint64_t klock_taken, klock_waited, klock_wait_cycles;
+	uint64_t switches, halts, shootdowns, shootdown_cycles;
 };
 
 extern struct percpu cpus[MAX_CPUS];

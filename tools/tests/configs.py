@@ -14,7 +14,7 @@ _bench = _load_tool("bench")
 # three. -smp 4: ktest-bios, init-bios (with lockdebug) and init-uefi;
 # -smp 2: ktest-uefi, every qemu64 boot (getcpu's LSL path on each CPU),
 # the SeaBIOS vsyscall boots that call the page (native and xonly: getcpu
-# pinned to each CPU); the others, vsyscall-native-uefi among them, one
+# pinned to each CPU), fuzz-bios; the others, vsyscall-native-uefi among them, one
 # CPU. make test SMP=n boots every one with n CPUs instead.
 SMP2 = ("-smp", "2")
 SMP4 = ("-smp", "4")
@@ -86,7 +86,8 @@ CONFIGS = [
     Config("maps-twice", fw="bios", ktap=True, cmdline="-- /bin/catmaps"),
     # A short run of the system-call fuzzer (user/fuzz.c) with a fixed seed;
     # make fuzz runs long ones with fresh seeds in every mode.
-    Config("fuzz-bios", fw="bios", ktap=True, cmdline="-- /bin/fuzz 1 3000", timeout=240),
+    Config("fuzz-bios", fw="bios", ktap=True, cmdline="-- /bin/fuzz 1 3000", timeout=240,
+           extra=SMP2),
     # The attack lab (test_attack.py, docs/attack.md): user/attack/attack in
     # each mode, with the heatmap's 4096 jumps (-m), given the copy of the
     # native page that the attacker studies; and the layout of its static-pie

@@ -100,3 +100,21 @@ def test_getcpu_pinned_on_every_cpu(boot, name, ncpus, insn):
     b = boot(name)
     b.expect(r"^# getcpu pinned: %d CPUs, each one read through all four paths \(%s\)$"
              % (ncpus, insn))
+
+
+SMPSTAT = (r"cpu(\d) kernel_lock (\d+) waited (\d+) for \d+ us switches (\d+) halts \d+"
+           r" tlb \d+ for \d+ us")
+
+
+def test_smpstat_per_cpu(boot):
+    """/proc/smpstat as user/fuzz.c copies it: a line per CPU of fuzz-bios, in docs/smp.md's format."""
+    b = boot("fuzz-bios")
+    ncpus = int(b.expect(r"^smp: (\d+) CPUs? up").group(1))
+    lines = re.findall(r"^# smpstat: (.*)$", b.log, re.M)
+    stats = [re.fullmatch(SMPSTAT, line) for line in lines]
+    assert len(stats) == ncpus and all(stats), b.report("smpstat lines: %r" % lines)
+    for i, m in enumerate(stats):
+        cpu, taken, waited, switches = (int(x) for x in m.groups())
+        assert cpu == i and taken > 0 and switches > 0 and waited <= taken, m.group(0)
+    with open(os.path.join(harness.ROOT, "docs", "smp.md")) as f:
+        assert re.search(r"^    %s$" % SMPSTAT, f.read(), re.M), "docs/smp.md: no smpstat sample"
