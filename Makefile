@@ -160,6 +160,7 @@ GRUB_TIMEOUT ?= 3
 ISO_MODULES = $(if $(INIT),$(INIT):/bin/init,$(BUILD)/user/init.elf:/bin/init) \
 	      $(foreach p,$(filter-out $(BUILD)/user/init.elf,$(USER_PROGS)),$(p):/bin/$(basename $(notdir $(p)))) \
 	      $(foreach m,$(MODULES),$(m):/bin/$(basename $(notdir $(m)))) \
+	      $(VSYSCALL_NATIVE).bin:/bin/vsyscall_native \
 	      $(if $(BUSYBOX),$(BUSYBOX):/bin/busybox $(BUILD)/busybox.links:/etc/busybox.links)
 
 # Debian's busybox-static, unmodified (tools/setup installs it), as /bin/busybox.
@@ -238,13 +239,14 @@ bench: setup-check all
 	$(PYTHON) tools/bench
 
 # The attack lab (docs/attack.md) in one boot of vsyscall=MODE: user/attack/attack
-# as init's program, with the copy of the native page the attacker studies.
+# as init's program. Every ISO carries the copy of the native page the attacker
+# studies (/bin/vsyscall_native), so `attack` also runs from the shell.
 ATTACK_DIR := $(BUILD)/attack
 attack: setup-check all
 	@mkdir -p $(ATTACK_DIR)
 	$(Q)$(PYTHON) tools/mkiso --out $(ATTACK_DIR)/ccos.iso --kernel $(BUILD)/kernel.elf --timeout 0 \
 		--cmdline "$(CMDLINE) -- /bin/attack" --mode $(MODE) \
-		$(foreach m,$(ISO_MODULES) $(VSYSCALL_NATIVE).bin:/bin/vsyscall_native,--module $(m)) \
+		$(foreach m,$(ISO_MODULES),--module $(m)) \
 		--module-dir $(BUILD)/bad:/bin/
 	$(Q)$(PYTHON) tools/runqemu --iso $(ATTACK_DIR)/ccos.iso --fw $(FW) --timeout 240 \
 		--log $(ATTACK_DIR)/serial-$(MODE).log >/dev/null || true

@@ -35,6 +35,7 @@ static void banner(void)
 	       "  demos:  vsyscalltest vdsotest vdsomap mapstest sigfault sigframe sigmask sigstate\n"
 	       "          sysmisc sysproc sysmem sysfile systime proctest timetest  (KTAP tests)\n"
 	       "          catmaps, or cat /proc/self/maps  (the vsyscall page that never moves)\n"
+	       "          attack  (an exploit that jumps into that page; docs/attack.md)\n"
 	       "          bench  (instructions per time call)\n"
 	       "  tools:  echo cat wc kill spin  |  < > >> ; &  cd  $?  ^C\n");
 }

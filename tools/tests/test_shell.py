@@ -5,6 +5,7 @@ here reports one step.
 """
 import pytest
 
+import procs
 import shell_session
 
 
@@ -17,8 +18,14 @@ def sh():
 
 
 def test_banner_names_the_demos(sh):
-    for demo in ("vsyscalltest", "vdsotest", "cat /proc/self/maps", "bench", "poweroff"):
+    for demo in ("vsyscalltest", "vdsotest", "cat /proc/self/maps", "attack", "bench", "poweroff"):
         assert demo in sh.text, "the banner does not name %s" % demo
+
+
+def test_make_run_carries_what_attack_needs():
+    """`make run`'s ISO has /bin/vsyscall_native, which the shell boot gives attack too."""
+    r = procs.run(["make", "-s", "-n", "iso"], 60, cwd=shell_session.harness.ROOT)
+    assert "--module build/vsyscall_native.bin:/bin/vsyscall_native" in r.stdout, r.stdout
 
 
 @pytest.mark.parametrize("name", [fn.__name__ for fn in shell_session.STEPS])
