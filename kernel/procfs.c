@@ -81,14 +81,19 @@ static char *maps(size_t *len)
 	return buf;
 }
 
-/* Linux's first lines of /proc/meminfo, from the frame allocator's counts. */
+/*
+ * Linux's first lines of /proc/meminfo: all the frames, and the free ones
+ * with the kernel heap's free blocks (mem_free_bytes), so that MemFree
+ * comes back exactly once everything taken is given back, however much
+ * the heap grew meanwhile.
+ */
 static char *meminfo(size_t *len)
 {
 	char *buf = kmalloc(256);
 
 	if (buf)
 		*len = snprintf(buf, 256, "MemTotal:       %8lu kB\nMemFree:        %8lu kB\n",
-				(frames_free() + frames_used()) * 4, frames_free() * 4);
+				(frames_free() + frames_used()) * 4, mem_free_bytes() / 1024);
 	return buf;
 }
 

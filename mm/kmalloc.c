@@ -25,9 +25,10 @@ struct block {
 #define NCLASSES	8	/* ... up to 4096 bytes */
 #define LARGE		0xff
 
-/* Lock rule: heap_lock guards the free lists; it nests outside frame_lock (refill). */
+/* Lock rule: heap_lock guards the free lists and free_bytes; it nests outside frame_lock (refill). */
 static DEFINE_SPINLOCK(heap_lock);
 static struct block *free_lists[NCLASSES];
+static size_t free_bytes;	/* in the free lists: frames the heap took but uses for nothing */
 
 static size_t class_size(int c)
 {
@@ -51,6 +52,7 @@ static bool refill(int c)
 		b->next = free_lists[c];
 		free_lists[c] = b;
 	}
+	free_bytes += PAGE_SIZE;	/* the class sizes divide a page */
 	return true;
 }
 
@@ -78,6 +80,7 @@ void *kmalloc(size_t size)
 		}
 		b = free_lists[c];
 		free_lists[c] = b->next;
+		free_bytes -= class_size(c);
 		spin_unlock(&heap_lock);
 	}
 	b->magic = MAGIC_USED;
@@ -130,5 +133,22 @@ void kfree(void *p)
 	spin_lock(&heap_lock);
 	b->next = free_lists[b->class];
 	free_lists[b->class] = b;
+	free_bytes += class_size(b->class);
 	spin_unlock(&heap_lock);
+}
+
+/*
+ * Free memory: the free frames and the heap's free blocks, which it keeps
+ * rather than giving back. Read together under heap_lock, so that a
+ * refill (a frame from one to the other) is counted once: the sum only
+ * moves when memory is really taken or given back.
+ */
+size_t mem_free_bytes(void)
+{
+	size_t n;
+
+	spin_lock(&heap_lock);
+	n = frames_free() * PAGE_SIZE + free_bytes;
+	spin_unlock(&heap_lock);
+	return n;
 }
