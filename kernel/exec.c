@@ -123,6 +123,7 @@ int exec_image(struct process *p, const char *path, char *const argv[], int argc
 		mm_release(mm);
 		return err;
 	}
+	exit_robust_list(p);		/* as Linux: the list was the old program's */
 	clear_child_tid(p);
 	old = p->mm;
 	p->mm = mm;
@@ -132,7 +133,6 @@ int exec_image(struct process *p, const char *path, char *const argv[], int argc
 		mm_release(old);
 	set_comm(p, path);		/* as Linux: the name it was run by, not the link's target */
 	p->exe = m;
-	p->robust_list = 0;		/* as Linux: the list was the old program's */
 	close_on_exec(p);
 	memset(p->tf, 0, sizeof(*p->tf));
 	p->tf->rip = info.entry;

@@ -1,4 +1,4 @@
-/* Futexes: sleeping until a user word changes (wait, wake, requeue), and set_robust_list. */
+/* Futexes: sleeping until a user word changes (wait, wake, requeue); robust lists are kernel/robust.c's. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
 #include <ccos/abi.h>
@@ -221,32 +221,4 @@ long sys_futex(uint32_t __user *uaddr, int op, uint32_t val, const struct timesp
 					(int)val, (uint64_t)uaddr2, n2);
 	}
 	return -ENOSYS;
-}
-
-/*
- * A thread's robust-futex list (Linux's struct robust_list_head, 24
- * bytes): the C library records there the robust mutexes the thread
- * holds. ccos keeps the head for get_robust_list but does not walk the
- * list when the thread dies, so a robust mutex held by a dead thread is
- * not marked FUTEX_OWNER_DIED (see docs/processes.md).
- */
-#define ROBUST_LIST_HEAD_SIZE	24
-
-long sys_set_robust_list(uint64_t head, size_t len)
-{
-	if (len != ROBUST_LIST_HEAD_SIZE)
-		return -EINVAL;
-	current()->robust_list = head;
-	return 0;
-}
-
-long sys_get_robust_list(int tid, uint64_t __user *head, size_t __user *len)
-{
-	struct process *p = tid ? proc_find(tid) : current();
-
-	if (!p)
-		return -ESRCH;
-	if (put_user(p->robust_list, head) || put_user((size_t)ROBUST_LIST_HEAD_SIZE, len))
-		return -EFAULT;
-	return 0;
 }

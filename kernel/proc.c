@@ -174,6 +174,7 @@ void proc_exit(int status)
 	fdtable_put(p->files);
 	fs_put(p->fs);
 	sighand_put(p->sig.action);
+	exit_robust_list(p);
 	clear_child_tid(p);
 	mm_release(p->mm);
 	p->mm = NULL;

@@ -83,7 +83,7 @@ struct process {
 	uint64_t clear_child_tid;	/* CLONE_CHILD_CLEARTID, set_tid_address */
 	int exit_signal;		/* sent to the parent at exit: SIGCHLD, or clone's choice */
 	int pgid, sid;			/* process group and session */
-	uint64_t robust_list;		/* set_robust_list's head (kernel/futex.c) */
+	uint64_t robust_list;		/* set_robust_list's head (kernel/robust.c) */
 	/* Of a group leader, for the whole group: exit_group's status. */
 	bool group_exiting;
 	int group_exit_status;
@@ -202,6 +202,7 @@ void fs_put(struct fs_struct *fs);
 
 /* kernel/futex.c */
 long futex_wake(struct mm *mm, uint64_t uaddr, int n);
+void exit_robust_list(struct process *p);	/* kernel/robust.c */
 
 /* kernel/sched.c */
 __noreturn void scheduler(void);

@@ -1,4 +1,4 @@
-/* muslthread: an unmodified static musl program using pthreads: create, join, TLS, mutexes, condition variables, semaphores. */
+/* muslthread: an unmodified static musl program using pthreads: create, join, TLS, mutexes (robust ones too), condition variables, semaphores. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <semaphore.h>
@@ -320,6 +320,126 @@ static int test_share_files_fs(void)
 	return 1;
 }
 
+/* ---- robust mutexes: an owner that dies holding one ---- */
+
+static pthread_mutex_t robust;
+static volatile int robust_held;
+
+/*
+ * The owner takes the mutex, holds it a while (ms), and ends with the exit
+ * system call itself: musl's pthread_exit would give the mutex up in user
+ * mode, walking its own list, so only the kernel's walk of the robust list
+ * (set_robust_list) can mark it now. musl hands the kernel only its
+ * process-shared robust mutexes, and Linux's wake at a death is a shared
+ * one: so PTHREAD_PROCESS_SHARED.
+ */
+static void *robust_owner(void *arg)
+{
+	pthread_mutex_lock(&robust);
+	robust_held = 1;
+	sleep_ms((long)arg);
+	syscall(SYS_exit, 0);
+	return NULL;
+}
+
+/* The next locker gets EOWNERDEAD, makes it consistent, and the mutex works again. */
+static int recover(int r, const char *how)
+{
+	if (r != EOWNERDEAD)
+		return fail("%s after its owner died: %s, not EOWNERDEAD", how, strerror(r));
+	if ((r = pthread_mutex_consistent(&robust)) || (r = pthread_mutex_unlock(&robust)) ||
+	    (r = pthread_mutex_lock(&robust)) || (r = pthread_mutex_unlock(&robust)))
+		return fail("consistent, unlock, lock, unlock after EOWNERDEAD: %s", strerror(r));
+	return 1;
+}
+
+/* A thread that dies owning it; robust_held says when it holds it. */
+static void robust_start(long hold_ms)
+{
+	pthread_mutexattr_t a;
+	pthread_t t;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutex_init(&robust, &a);
+	robust_held = 0;
+	pthread_create(&t, NULL, robust_owner, (void *)hold_ms);
+	while (!robust_held)
+		sched_yield();
+}
+
+/*
+ * First a locker asleep in the kernel when the owner dies (FUTEX_WAITERS:
+ * the kernel must wake it), then one that finds the mutex after the death
+ * (trylock is EBUSY while the owner lives). Without the kernel's walk the
+ * first times out and the second stays EBUSY.
+ */
+static int test_robust_mutex(void)
+{
+	struct timespec until;
+	int r, i;
+
+	robust_start(100);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 5;
+	if (!recover(pthread_mutex_timedlock(&robust, &until), "a lock asleep on it"))
+		return 0;
+	robust_start(0);
+	for (i = 0; i < 500 && (r = pthread_mutex_trylock(&robust)) == EBUSY; i++)
+		sleep_ms(10);
+	return recover(r, "trylock");
+}
+
+/*
+ * The kernel trusts nothing of the list. A thread sets its own and exits
+ * without musl: its one entry, whose word it owns, leads on to a pointer
+ * into the kernel's half (the walk must stop there), or to itself, never
+ * back to the head (the walk must stop after Linux's 2048 entries). Either
+ * way the word is marked first.
+ */
+struct bad_list {
+	void *entry[2];		/* next, and the owner's lock word after it */
+	long head[3];		/* next, futex_offset, list_op_pending */
+};
+
+static void *bad_list_owner(void *arg)
+{
+	struct bad_list *l = arg;
+	uint32_t *word = (uint32_t *)&l->entry[1];
+
+	l->head[0] = (long)l->entry;
+	l->head[1] = (char *)word - (char *)l->entry;
+	__atomic_store_n(word, gettid_(), __ATOMIC_SEQ_CST);
+	syscall(SYS_set_robust_list, l->head, sizeof(l->head));
+	syscall(SYS_exit, 0);
+	return NULL;
+}
+
+static int test_robust_bad_lists(void)
+{
+	static struct bad_list lists[2] = {
+		{ .entry = { (void *)0xffffffff80000000ul } },	/* into the kernel */
+		{ .entry = { &lists[1].entry } },		/* itself */
+	};
+	pthread_t t;
+	uint32_t w = 0;
+	int i, n;
+
+	for (n = 0; n < 2; n++) {
+		uint32_t *word = (uint32_t *)&lists[n].entry[1];
+
+		pthread_create(&t, NULL, bad_list_owner, &lists[n]);
+		for (i = 0; i < 500 && !((w = __atomic_load_n(word, __ATOMIC_SEQ_CST)) & 0x40000000);
+		     i++)
+			sleep_ms(10);
+		if (w != 0x40000000)
+			return fail("%s: the owner's word is %#x, not FUTEX_OWNER_DIED (0x40000000)",
+				    n ? "a list that loops" : "a list into the kernel", w);
+	}
+	return 1;
+}
+
 static const struct ktap_test tests[] = {
 	{ "create_join_return_value", test_create_join },
 	{ "thread_local_storage", test_tls },
@@ -329,6 +449,8 @@ static const struct ktap_test tests[] = {
 	{ "detached_threads_semaphore", test_detached },
 	{ "fork_from_thread", test_fork_from_thread },
 	{ "files_directory_umask_shared", test_share_files_fs },
+	{ "robust_mutex_owner_dies_eownerdead", test_robust_mutex },
+	{ "robust_list_looping_or_kernel_ends_walk", test_robust_bad_lists },
 };
 
 int main(void)
