@@ -12,65 +12,12 @@
 #include <ccos/printk.h>
 #include <ccos/uaccess.h>
 #include <ccos/spinlock.h>
-#include <ccos/tlb.h>
 
 struct process proc_table[NPROC];
 struct process *init_process;
 static int next_pid = 1;
 
-/* Kernel stacks live in their own range, each above an unmapped guard page. */
-#define KSTACK_AREA	0xffffc00000000000ul
-#define KSTACK_SLOT	(KSTACK_SIZE + PAGE_SIZE)
-
 extern void trap_return(void);
-
-static bool map_kstack(struct process *p)
-{
-	uint64_t base = KSTACK_AREA + (p - proc_table) * KSTACK_SLOT + PAGE_SIZE, off;
-
-	for (off = 0; off < KSTACK_SIZE; off += PAGE_SIZE) {
-		uint64_t f = frame_alloc();
-
-		if (!f || map_page(kernel_pml4, base + off, f, PTE_W | PTE_NX)) {
-			if (f)
-				frame_free(f);
-			while (off) {
-				off -= PAGE_SIZE;
-				frame_free(*walk_pte(kernel_pml4, base + off) & PTE_ADDR);
-				unmap_page(kernel_pml4, base + off);
-			}
-			return false;
-		}
-	}
-	p->kstack = base;
-	return true;
-}
-
-/* The process whose kernel stack lies right above the guard page holding addr, or NULL. */
-struct process *kstack_guard_owner(uint64_t addr)
-{
-	uint64_t off = addr - KSTACK_AREA;
-	struct process *p;
-
-	if (addr < KSTACK_AREA || off / KSTACK_SLOT >= NPROC || off % KSTACK_SLOT >= PAGE_SIZE)
-		return NULL;
-	p = &proc_table[off / KSTACK_SLOT];
-	return p->state != PROC_UNUSED ? p : NULL;
-}
-
-/* Every CPU that ran p has its stack in its TLB: all forget it before the frames are freed. */
-static void unmap_kstack(struct process *p)
-{
-	uint64_t off, frames[KSTACK_SIZE / PAGE_SIZE];
-
-	for (off = 0; off < KSTACK_SIZE; off += PAGE_SIZE) {
-		frames[off / PAGE_SIZE] = *walk_pte(kernel_pml4, p->kstack + off) & PTE_ADDR;
-		unmap_page(kernel_pml4, p->kstack + off);
-	}
-	tlb_shootdown(kernel_pml4, p->kstack, p->kstack + KSTACK_SIZE);
-	for (off = 0; off < KSTACK_SIZE; off += PAGE_SIZE)
-		frame_free(frames[off / PAGE_SIZE]);
-}
 
 /*
  * A new process's first steps to user mode, like every return's: signals
@@ -96,12 +43,18 @@ struct process *proc_alloc(void)
 	uint64_t *sp;
 
 	for (p = proc_table; p < proc_table + NPROC; p++)
-		if (p->state == PROC_UNUSED)
+		if (p->state == PROC_UNUSED && kstack_ready(p))
 			break;
-	if (p == proc_table + NPROC)
-		return NULL;
+	if (p == proc_table + NPROC) {
+		kstack_purge();		/* the stacks that waited for their flush */
+		for (p = proc_table; p < proc_table + NPROC; p++)
+			if (p->state == PROC_UNUSED)
+				break;
+		if (p == proc_table + NPROC)
+			return NULL;
+	}
 	memset(p, 0, sizeof(*p));
-	if (!map_kstack(p))
+	if (!kstack_map(p))
 		return NULL;
 	p->pid = next_pid++;
 	p->tf = (struct trap_frame *)(p->kstack + KSTACK_SIZE) - 1;
@@ -121,7 +74,7 @@ struct process *proc_alloc(void)
 
 void proc_free(struct process *p)
 {
-	unmap_kstack(p);
+	kstack_free(p);
 	p->state = PROC_UNUSED;
 	p->pid = 0;
 }

@@ -85,15 +85,17 @@ static char *maps(size_t *len)
  * Linux's first lines of /proc/meminfo: all the frames, and the free ones
  * with the kernel heap's free blocks (mem_free_bytes), so that MemFree
  * comes back exactly once everything taken is given back, however much
- * the heap grew meanwhile.
+ * the heap grew meanwhile. The frames of freed kernel stacks that wait
+ * for their flush count as free too.
  */
 static char *meminfo(size_t *len)
 {
 	char *buf = kmalloc(256);
+	size_t free = mem_free_bytes() + kstack_waiting_frames() * PAGE_SIZE;
 
 	if (buf)
 		*len = snprintf(buf, 256, "MemTotal:       %8lu kB\nMemFree:        %8lu kB\n",
-				(frames_free() + frames_used()) * 4, mem_free_bytes() / 1024);
+				(frames_free() + frames_used()) * 4, free / 1024);
 	return buf;
 }
 

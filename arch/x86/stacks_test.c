@@ -126,3 +126,31 @@ KTEST(every_kernel_stack_overflows_into_a_double_fault)
 	check_overflow("process", (uint8_t *)p->kstack - PAGE_SIZE, (uint8_t *)p->context);
 	proc_free(p);
 }
+
+/* A freed process's stack is unmapped at once, its frames and slot wait for one flush (kernel/kstack.c). */
+KTEST(a_freed_kernel_stack_waits_for_one_flush)
+{
+	struct process *p, *q;
+	uint64_t stack, *pte;
+	size_t before;
+
+	kstack_purge();
+	before = frames_free();
+	p = proc_alloc();
+	KEXPECT(p != NULL);
+	if (!p)
+		return;
+	stack = p->kstack;
+	proc_free(p);
+	pte = walk_pte(kernel_pml4, stack);
+	KEXPECT(!pte || !(*pte & PTE_P));
+	KEXPECT(!kstack_ready(p));
+	KEXPECT_EQ(frames_free(), before - KSTACK_SIZE / PAGE_SIZE);
+	q = proc_alloc();		/* a new process takes another slot meanwhile */
+	KEXPECT(q != NULL && q != p);
+	if (q)
+		proc_free(q);
+	kstack_purge();
+	KEXPECT(kstack_ready(p) && (!q || kstack_ready(q)));
+	KEXPECT_EQ(frames_free(), before);
+}

@@ -270,8 +270,15 @@ void vma_free_all(struct mm *mm);
 
 /* arch/x86/vdso: map the vDSO into a new address space (AT_SYSINFO_EHDR) */
 void vdso_init(void);
-struct process *kstack_guard_owner(uint64_t addr);
 int map_vdso(struct mm *mm, bool randomize);
+
+/* Kernel stacks (kernel/kstack.c): a freed one waits, unmapped, for one flush of many. */
+bool kstack_map(struct process *p);
+void kstack_free(struct process *p);
+bool kstack_ready(const struct process *p);	/* its slot's old stack is flushed */
+void kstack_purge(void);
+size_t kstack_waiting_frames(void);	/* free but for the flush: MemFree counts them */
+struct process *kstack_guard_owner(uint64_t addr);
 
 /* kernel/sys_fd.c */
 void close_on_exec(struct process *p);
