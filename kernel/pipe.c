@@ -56,7 +56,7 @@ static ssize_t pipe_write(struct file *f, const char __user *ubuf, size_t n)
 		size_t len;
 
 		if (!pp->readers) {
-			send_signal(current(), SIGPIPE, NULL);
+			send_signal_thread(current(), SIGPIPE, NULL);	/* the writer's, as Linux's */
 			return done ? (ssize_t)done : -EPIPE;
 		}
 		if (pp->wpos - pp->rpos == PIPE_SIZE) {

@@ -138,6 +138,7 @@ void proc_exit(int status)
 	p->exit_status = status;
 	p->state = p == leader ? PROC_ZOMBIE : PROC_DEAD;
 	if (thread_group_alive(leader)) {
+		signal_retarget(p, ~0ul);	/* what it might have taken */
 		wakeup(leader);		/* an exec waiting for the others to go (de_thread) */
 		schedule();
 		panic("a dead thread ran");

@@ -1,4 +1,4 @@
-/* Signals: sending, default actions, Linux's rt_sigframe, rt_sigreturn, sigaltstack. */
+/* Signals: delivery, default actions, Linux's rt_sigframe, rt_sigreturn, masks, sigaltstack. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
 #include <ccos/errno.h>
@@ -8,7 +8,6 @@
 #include <ccos/x86.h>
 #include <ccos/vsyscall.h>
 
-#define UNBLOCKABLE	(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
 #define MINSIGSTKSZ	2048
 
 /* Linux's struct sigcontext: the registers in this order (asm/sigcontext.h). */
@@ -40,42 +39,6 @@ BUILD_BUG_ON(sizeof(struct sigcontext) != 256);
 BUILD_BUG_ON(offsetof(struct ucontext, uc_mcontext) != 40);
 BUILD_BUG_ON(offsetof(struct rt_sigframe, info) != 8 + 304);
 
-bool signal_pending(struct process *p)
-{
-	return p->sig.pending & (~p->sig.blocked | UNBLOCKABLE);
-}
-
-static bool default_ignores(int sig);
-
-/* Ignored and not blocked: Linux drops it at once, so it wakes nobody (sig_ignored). */
-static bool dropped_at_send(struct process *p, int sig)
-{
-	uint64_t handler = p->sig.action[sig - 1].handler;
-
-	if (sig == SIGKILL || (p->sig.blocked & SIGBIT(sig)))
-		return false;
-	return handler == SIG_IGN || (handler == SIG_DFL && default_ignores(sig));
-}
-
-void send_signal_thread(struct process *p, int sig, const siginfo_t *info)
-{
-	siginfo_t *si = &p->sig.info[sig - 1];
-
-	if (p->state == PROC_ZOMBIE || p->state == PROC_DEAD || dropped_at_send(p, sig))
-		return;
-	if (info)
-		*si = *info;
-	else
-		*si = (siginfo_t){ .si_signo = sig, .si_code = SI_KERNEL };
-	si->si_signo = sig;
-	p->sig.pending |= SIGBIT(sig);
-	/* Sleeps are interruptible: the sleeper sees the signal and returns -EINTR. */
-	if (p->state == PROC_SLEEPING && signal_pending(p))
-		sched_wake(p);
-	else
-		sched_kick(p);
-}
-
 /*
  * A fault of the current process: as Linux's force_sig_fault, a blocked or
  * ignored synchronous signal cannot be dodged, since returning would just
@@ -100,25 +63,6 @@ void force_sig_fault(int sig, int code, uint64_t addr, struct trap_frame *tf)
 		unlock_kernel();
 }
 
-static bool default_ignores(int sig)
-{
-	/* No job control in ccos: the stop signals are ignored too. */
-	return sig == SIGCHLD || sig == SIGCONT || sig == 23 /* SIGURG */ ||
-	       sig == 28 /* SIGWINCH */ || sig == SIGSTOP || sig == 20 || sig == 21 || sig == 22;
-}
-
-bool fatal_signal_pending(struct process *p)
-{
-	uint64_t ready = p->sig.pending & (~p->sig.blocked | UNBLOCKABLE);
-	int sig;
-
-	for (sig = 1; sig <= NSIG; sig++)
-		if ((ready & SIGBIT(sig)) && (sig == SIGKILL ||
-		    (p->sig.action[sig - 1].handler == SIG_DFL && !default_ignores(sig))))
-			return true;
-	return false;
-}
-
 static bool on_altstack(const struct process *p, uint64_t sp)
 {
 	const stack_t *ss = &p->sig.altstack;
@@ -127,7 +71,8 @@ static bool on_altstack(const struct process *p, uint64_t sp)
 }
 
 /* Build the rt_sigframe on the user stack and point the registers at the handler. */
-static bool setup_frame(struct process *p, int sig, struct k_sigaction *ka, struct trap_frame *tf)
+static bool setup_frame(struct process *p, struct k_sigaction *ka, const siginfo_t *info,
+			struct trap_frame *tf)
 {
 	uint8_t fpu[512] __aligned(16);
 	struct rt_sigframe f = { 0 };
@@ -161,7 +106,7 @@ static bool setup_frame(struct process *p, int sig, struct k_sigaction *ka, stru
 		.oldmask = old_mask, .cr2 = p->sig.fault_cr2, .fpstate = fpstate,
 	};
 	f.uc.uc_sigmask = old_mask;
-	f.info = p->sig.info[sig - 1];
+	f.info = *info;
 
 	__asm__ volatile("fxsave64 %0" : "=m"(fpu));
 	if (copy_to_user((void __user *)fpstate, fpu, sizeof(fpu)) ||
@@ -170,7 +115,7 @@ static bool setup_frame(struct process *p, int sig, struct k_sigaction *ka, stru
 
 	/* The handler runs with a clean FPU, DF clear and no single-stepping. */
 	__asm__ volatile("fxrstor64 %0" : : "m"(fpu_initial_state));
-	tf->rdi = sig;
+	tf->rdi = info->si_signo;
 	tf->rsi = frame + offsetof(struct rt_sigframe, info);
 	tf->rdx = frame + offsetof(struct rt_sigframe, uc);
 	tf->rax = 0;
@@ -187,28 +132,39 @@ static bool canonical(uint64_t a)
 	return (uint64_t)((int64_t)(a << 16) >> 16) == a;
 }
 
+/*
+ * The thread's mask: the signals of the process it stops taking may be
+ * for another thread now (signal_retarget).
+ */
+static void set_blocked(struct process *p, uint64_t mask)
+{
+	uint64_t more = mask & ~UNBLOCKABLE & ~p->sig.blocked;
+
+	p->sig.blocked = mask & ~UNBLOCKABLE;
+	if (more & p->group_leader->sig.shared_pending)
+		signal_retarget(p, more);
+}
+
 /* Act on the pending signals: true when a handler's frame is built (one handler at a time). */
 static bool handle_pending(struct process *p, struct trap_frame *tf)
 {
-	uint64_t ready;
+	siginfo_t info;
+	int sig;
 
-	while ((ready = p->sig.pending & (~p->sig.blocked | UNBLOCKABLE))) {
-		int sig = __builtin_ctzl(ready) + 1;
+	while ((sig = dequeue_signal(p, &info))) {
 		struct k_sigaction *ka = &p->sig.action[sig - 1];
 
-		p->sig.pending &= ~SIGBIT(sig);
 		if (sig == SIGKILL || ka->handler == SIG_DFL) {
-			if (sig != SIGKILL && default_ignores(sig))
+			if (sig != SIGKILL && sig_default_ignores(sig))
 				continue;
 			do_group_exit(sig);	/* the wait status of a signal death */
 		}
 		if (ka->handler == SIG_IGN)
 			continue;
-		if (!setup_frame(p, sig, ka, tf))
+		if (!setup_frame(p, ka, &info, tf))
 			do_group_exit(SIGSEGV);	/* no usable stack for the frame */
-		p->sig.blocked |= ka->mask & ~UNBLOCKABLE;
-		if (!(ka->flags & SA_NODEFER))
-			p->sig.blocked |= SIGBIT(sig);
+		set_blocked(p, p->sig.blocked | ka->mask |
+				       (ka->flags & SA_NODEFER ? 0 : SIGBIT(sig)));
 		if (ka->flags & SA_RESETHAND)
 			ka->handler = SIG_DFL;
 		p->sig.fault_trapno = p->sig.fault_err = p->sig.fault_cr2 = 0;
@@ -242,7 +198,7 @@ void deliver_signals(struct trap_frame *tf)
 			return;
 	}
 	if (p->sig.restore_mask) {		/* rt_sigsuspend, and no handler ran */
-		p->sig.blocked = p->sig.saved_mask;
+		set_blocked(p, p->sig.saved_mask);
 		p->sig.restore_mask = false;
 	}
 }
@@ -299,7 +255,7 @@ long sys_rt_sigreturn(void)
 		/* No FPU state in the frame: Linux starts it afresh. */
 		__asm__ volatile("fxrstor64 %0" : : "m"(fpu_initial_state));
 	}
-	p->sig.blocked = uc.uc_sigmask & ~UNBLOCKABLE;
+	set_blocked(p, uc.uc_sigmask);
 	return tf->rax;
 }
 
@@ -343,12 +299,11 @@ long sys_rt_sigprocmask(int how, const uint64_t __user *uset, uint64_t __user *o
 	if (!uset)
 		return 0;
 	switch (how) {
-	case SIG_BLOCK: p->sig.blocked |= set; break;
-	case SIG_UNBLOCK: p->sig.blocked &= ~set; break;
-	case SIG_SETMASK: p->sig.blocked = set; break;
+	case SIG_BLOCK: set_blocked(p, p->sig.blocked | set); break;
+	case SIG_UNBLOCK: set_blocked(p, p->sig.blocked & ~set); break;
+	case SIG_SETMASK: set_blocked(p, set); break;
 	default: return -EINVAL;
 	}
-	p->sig.blocked &= ~UNBLOCKABLE;
 	return 0;
 }
 
@@ -380,43 +335,12 @@ long sys_sigaltstack(const stack_t __user *uss, stack_t __user *old)
 	return 0;
 }
 
-/* What rt_sigpending reports: the signals that wait because they are blocked. */
-long sys_rt_sigpending(uint64_t __user *set, size_t setsize)
-{
-	struct process *p = current();
-	uint64_t pending = p->sig.pending & p->sig.blocked;
-
-	if (setsize > sizeof(pending))
-		return -EINVAL;
-	return copy_to_user(set, &pending, setsize) ? -EFAULT : 0;
-}
-
-/* Signals that would have an effect on delivery: a handler, or a default that is not to ignore. */
-static uint64_t deliverable(struct process *p)
-{
-	uint64_t ready = p->sig.pending & (~p->sig.blocked | UNBLOCKABLE), mask = 0;
-	int sig;
-
-	for (sig = 1; sig <= NSIG; sig++) {
-		uint64_t handler = p->sig.action[sig - 1].handler;
-
-		if (!(ready & SIGBIT(sig)))
-			continue;
-		if (sig != SIGKILL && (handler == SIG_IGN ||
-				       (handler == SIG_DFL && default_ignores(sig))))
-			p->sig.pending &= ~SIGBIT(sig);		/* dropped, as on delivery */
-		else
-			mask |= SIGBIT(sig);
-	}
-	return mask;
-}
-
 /* Sleep until a signal that runs a handler or kills; signals that would be ignored do not end it. */
 static long wait_for_signal(void)
 {
 	struct process *p = current();
 
-	while (!deliverable(p))
+	while (!signals_deliverable(p))
 		sleep_on(&p->sig);
 	return -EINTR;
 }
@@ -454,7 +378,7 @@ long sigmask_set_temporary(const uint64_t __user *umask, size_t setsize)
 		return -EFAULT;
 	p->sig.saved_mask = p->sig.blocked;
 	p->sig.restore_mask = true;
-	p->sig.blocked = mask & ~UNBLOCKABLE;
+	set_blocked(p, mask);
 	return 0;
 }
 
@@ -463,6 +387,6 @@ void sigmask_restore(void)
 {
 	struct process *p = current();
 
-	p->sig.blocked = p->sig.saved_mask;
+	set_blocked(p, p->sig.saved_mask);
 	p->sig.restore_mask = false;
 }

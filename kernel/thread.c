@@ -2,6 +2,7 @@
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
 #include <ccos/errno.h>
+#include <ccos/lib.h>
 
 /*
  * A process of several threads is a group of struct process, each with
@@ -74,6 +75,8 @@ static void take_leadership(struct process *p, struct process *leader)
 	p->group_leader = p;
 	p->parent = leader->parent;
 	p->exit_signal = leader->exit_signal;
+	p->sig.shared_pending = leader->sig.shared_pending;	/* the process's signals stay */
+	memcpy(p->sig.shared_info, leader->sig.shared_info, sizeof(p->sig.shared_info));
 	if (init_process == leader)
 		init_process = p;
 	proc_free(leader);
@@ -126,29 +129,51 @@ void thread_group_set_pgrp(struct process *p, int pgid, int sid)
 	}
 }
 
+/* A live thread of p's process that does not block sig: p if it can, else the first; or NULL. */
+static struct process *signal_taker(struct process *p, int sig)
+{
+	struct process *t;
+
+	if (live(p) && !(p->sig.blocked & SIGBIT(sig)))
+		return p;
+	for_each_thread(t, p)
+		if (live(t) && !(t->sig.blocked & SIGBIT(sig)))
+			return t;
+	return NULL;
+}
+
 /*
- * A signal for a process goes to one of its threads that does not block
- * it: the one named if it can take it, else the first that can, as
- * Linux's complete_signal chooses. When every thread blocks it, it waits
- * in the pending set of the one named (or of a live one, the leader having
- * ended), and only that thread will take it when it unblocks it.
+ * A signal for a process waits in the process's set (kernel/sigqueue.c)
+ * for one of its threads to take it. The thread named, if it does not
+ * block it, else the first that does not, is woken for it, as Linux's
+ * complete_signal chooses; when every thread blocks it, nobody is, and
+ * the first thread to unblock it takes it (rt_sigpending shows it in
+ * every thread meanwhile).
  */
 void send_signal(struct process *p, int sig, const siginfo_t *info)
 {
-	struct process *t, *to = live(p) ? p : NULL;
+	struct process *t;
 
-	if (!to || (to->sig.blocked & SIGBIT(sig))) {
-		for_each_thread(t, p) {
-			if (live(t) && !(t->sig.blocked & SIGBIT(sig))) {
-				to = t;
-				break;
-			}
-			if (live(t) && !to)
-				to = t;
-		}
-	}
-	if (to)
-		send_signal_thread(to, sig, info);
+	if (!thread_group_alive(p->group_leader) || !queue_signal_shared(p, sig, info))
+		return;
+	if ((t = signal_taker(p, sig)))
+		signal_wake(t);
+}
+
+/*
+ * p blocks the signals of set from now on, or is gone: a thread was woken
+ * for those of the process's that are pending, and it may have been p, so
+ * another that can take them is woken, as Linux's retarget_shared_pending.
+ */
+void signal_retarget(struct process *p, uint64_t set)
+{
+	uint64_t pending = p->group_leader->sig.shared_pending & set;
+	struct process *t;
+	int sig;
+
+	for (sig = 1; sig <= NSIG; sig++)
+		if ((pending & SIGBIT(sig)) && (t = signal_taker(p, sig)))
+			signal_wake(t);
 }
 
 /*

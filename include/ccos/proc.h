@@ -238,7 +238,8 @@ static inline void return_to_user(struct trap_frame *tf)
 {
 	struct process *p = current();
 
-	if (need_resched() || p->sig.pending || tf->rip >= USER_TOP)
+	if (need_resched() || p->sig.pending || p->group_leader->sig.shared_pending ||
+	    tf->rip >= USER_TOP)
 		return_to_user_work(tf);
 }
 

@@ -88,11 +88,17 @@ struct sighand {
 	struct k_sigaction action[NSIG];
 };
 
-/* A thread's signals: pending and blocked are its own, the actions its sighand's. */
+/*
+ * A thread's signals: pending and blocked are its own, the actions its
+ * sighand's. The process's own pending signals, which any of its threads
+ * may take, are its leader's shared_pending (kernel/sigqueue.c).
+ */
 struct signal_state {
 	uint64_t pending, blocked;		/* bit (sig - 1) */
 	struct k_sigaction *action;		/* the action[] of a struct sighand */
 	siginfo_t info[NSIG];			/* what the pending ones carry */
+	uint64_t shared_pending;		/* of a leader: the process's */
+	siginfo_t shared_info[NSIG];
 	stack_t altstack;
 	uint64_t fault_trapno, fault_err, fault_cr2;	/* for the next frame's sigcontext */
 	uint64_t saved_mask;		/* rt_sigsuspend, ppoll: the mask to go back to */
@@ -103,14 +109,23 @@ struct process;
 struct trap_frame;
 
 #define SIGBIT(sig)	(1ul << ((sig) - 1))
+#define UNBLOCKABLE	(SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
 
 /*
  * Queue sig for p's process (info NULL: sent by the kernel with SI_KERNEL):
- * one of its threads that does not block it takes it (kernel/thread.c).
+ * the first of its threads that does not block it takes it (kernel/thread.c).
  */
 void send_signal(struct process *p, int sig, const siginfo_t *info);
-/* Queue sig for the thread p alone (tkill, a fault). */
+/* Queue sig for the thread p alone (tkill, a fault, SIGPIPE). */
 void send_signal_thread(struct process *p, int sig, const siginfo_t *info);
+/* kernel/sigqueue.c: the process's set, a thread woken for it, the next to deliver. */
+bool queue_signal_shared(struct process *p, int sig, const siginfo_t *info);
+void signal_wake(struct process *t);
+int dequeue_signal(struct process *p, siginfo_t *info);
+uint64_t signals_deliverable(struct process *p);
+bool sig_default_ignores(int sig);
+/* kernel/thread.c: p stopped taking the signals of set; another thread may */
+void signal_retarget(struct process *p, uint64_t set);
 /* A fault in user mode becomes a signal to the current process. */
 void force_sig_fault(int sig, int code, uint64_t addr, struct trap_frame *tf);
 /* On the way back to user mode: run the default action or build a frame. */

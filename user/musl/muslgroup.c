@@ -11,7 +11,8 @@
 /*
  * Built with musl-gcc -static, it runs as it is on ccos and on Linux: the
  * threads of a process as a group. A signal to the process goes to a
- * thread that does not block it, pthread_kill and tgkill to one thread;
+ * thread that does not block it, or waits for the first to unblock it;
+ * pthread_kill and tgkill to one thread;
  * exit from any thread ends them all, the main thread's pthread_exit only
  * itself; wait4 sees the process when its last thread ends; exec from a
  * thread leaves one thread with the process's pid. Each case runs in a
@@ -135,6 +136,69 @@ static int test_kill_tid(void)
 	return handled_tid == tids[1] ? 1 : fail("SIGUSR1 to tid %ld handled by tid %ld, not by "
 						 "%ld, the one thread that does not block it",
 						 tids[0], handled_tid, tids[1]);
+}
+
+static sem_t go;
+static volatile int taker_saw_it;
+
+static int usr1_pending(void)
+{
+	sigset_t set;
+
+	return !sigpending(&set) && sigismember(&set, SIGUSR1);
+}
+
+/* Blocking SIGUSR1 (from its creator), it waits for go, looks, then unblocks it. */
+static void *worker_takes_later(void *arg)
+{
+	sigset_t set;
+
+	*(long *)arg = gettid_();
+	while (sem_wait(&go))
+		;
+	taker_saw_it = usr1_pending();
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);	/* the handler runs here */
+	return NULL;
+}
+
+/*
+ * A signal to the process that every thread blocks waits for the process,
+ * not for one thread: rt_sigpending shows it in both, and the thread that
+ * unblocks it first takes it, although kill named the main thread.
+ */
+static int test_process_pending(void)
+{
+	struct timespec until;
+	pthread_t t;
+	long tid = 0;
+	sigset_t set;
+	int main_saw_it, r;
+
+	sem_init(&sem, 0, 0);
+	sem_init(&go, 0, 0);
+	signal(SIGUSR1, on_signal);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	pthread_create(&t, NULL, worker_takes_later, &tid);
+	kill(getpid(), SIGUSR1);
+	main_saw_it = usr1_pending();
+	sem_post(&go);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 5;
+	while ((r = sem_timedwait(&sem, &until)) && errno == EINTR)
+		;
+	pthread_join(t, NULL);
+	if (!main_saw_it || !taker_saw_it)
+		return fail("rt_sigpending after kill: SIGUSR1 %s in the main thread, %s in the other",
+			    main_saw_it ? "seen" : "not seen", taker_saw_it ? "seen" : "not seen");
+	if (r)
+		return fail("the thread that unblocked SIGUSR1 did not take it in 5 s");
+	if (handled_tid != tid)
+		return fail("SIGUSR1 handled by tid %ld, not %ld, which unblocked it", handled_tid, tid);
+	return usr1_pending() ? fail("SIGUSR1 still pending in the main thread once taken") : 1;
 }
 
 /* ---- exit: one thread vs the process; wait4; exec ---- */
@@ -330,6 +394,7 @@ static const struct ktap_test tests[] = {
 	{ "signal_to_process_unblocked_thread", test_signal_to_process },
 	{ "pthread_kill_tgkill_one_thread", test_signal_to_thread },
 	{ "kill_thread_id_is_for_its_process", test_kill_tid },
+	{ "process_pending_taken_by_first_to_unblock", test_process_pending },
 	{ "exit_from_thread_ends_process", test_exit_group },
 	{ "main_thread_exits_first", test_main_exits_first },
 	{ "fatal_signal_ends_all_threads", test_fatal_signal },
