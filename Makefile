@@ -259,7 +259,8 @@ heatmap: setup-check all
 	  $$py tools/heatmap --boot --copy docs/heatmap.png
 
 fuzz: setup-check all
-	$(PYTHON) tools/fuzz $(if $(SEED),--seed $(SEED)) $(if $(CALLS),--calls $(CALLS))
+	$(PYTHON) tools/fuzz $(if $(SEED),--seed $(SEED)) $(if $(CALLS),--calls $(CALLS)) \
+		$(if $(SMP),--smp $(SMP))
 
 setup-check:
 	@tools/setup --check || tools/setup

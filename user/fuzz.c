@@ -1,11 +1,13 @@
 /* fuzz: random system calls with hostile arguments, each in a child under a watchdog. */
-#include "testutil.h"
+#include "fuzz/fuzz.h"
 
 /*
  * fuzz SEED CALLS [trace]: the calls come from SEED alone, so a run can be
  * repeated; `trace` prints each call before it is made, to find the one a
  * hang stopped at. Each call runs in a forked child, which the parent
- * kills if it is not done in WATCHDOG_MS, then reaps. A line every
+ * kills if it is not done in WATCHDOG_MS, then reaps. One in THREAD_ROUND
+ * is a thread round instead (user/fuzz/threads.c): the child's threads,
+ * on every CPU, race the calls that SMP makes hard. A line every
  * HEARTBEAT calls shows the run is alive. At the end, memory and the
  * number of processes must be back where they were.
  */
@@ -14,6 +16,7 @@
 #define WARMUP		200		/* calls before the first count of memory */
 #define SLACK_KB	256		/* the kernel heap may keep a few more pages cached */
 #define MAX_NR		512
+#define THREAD_ROUND	8
 
 #define __NR_sysinfo	99
 #define __NR_tkill	200
@@ -22,7 +25,7 @@
 /* xorshift64*: small, and the same sequence on every machine for a seed. */
 static unsigned long rng;
 
-static unsigned long next_random(void)
+unsigned long next_random(void)
 {
 	rng ^= rng >> 12;
 	rng ^= rng << 25;
@@ -40,7 +43,8 @@ static const short known[] = {
 
 static char buf[8192] __attribute__((aligned(4096)));	/* what "a user pointer" points into */
 
-static unsigned long random_arg(void)
+/* A hostile value made of the bits of r: the same r, the same value. */
+unsigned long hostile(unsigned long r)
 {
 	static const unsigned long kernel[] = {
 		0xffffffff80000000ul, 0xffff800000000000ul, 0xffff888000000000ul,
@@ -50,8 +54,6 @@ static unsigned long random_arg(void)
 		~0ul, 0x7ffffffffffful, 1ul << 40, 0x7ffffffful, 0x80000000ul, 0xfffffffful,
 		0x800000000000ul - 0x10000,
 	};
-	unsigned long r = next_random();
-
 	switch (r % 8) {
 	case 0: return (long)(r >> 8) % 8 - 1;			/* -1 ... 6 */
 	case 1: return (r >> 8) & 1 ? (unsigned long)(long)(int)(r >> 16) : (unsigned int)(r >> 16);
@@ -61,15 +63,17 @@ static unsigned long random_arg(void)
 	case 5: return 0x800000000000ul | (r >> 8) << 47;	/* non-canonical */
 	case 6: return huge[(r >> 8) % ARRAY_SIZE(huge)];
 	}
-	return next_random();
+	return r * 0x9e3779b97f4a7c15ul;			/* 64 random bits */
 }
 
-struct call {
-	unsigned long nr, a[6];
-};
+unsigned long random_arg(void)
+{
+	unsigned long r = next_random();
 
-/* Calls that would reach outside the child are pointed back at it: kill(-1) would end the run. */
-static void make_call(struct call *c, long self_pid)
+	return r % 8 == 7 ? next_random() : hostile(r);
+}
+
+void make_call(struct call *c)
 {
 	unsigned long r = next_random();
 	int i;
@@ -80,16 +84,27 @@ static void make_call(struct call *c, long self_pid)
 		c->nr = (r >> 8) % 8 ? (r >> 16) % MAX_NR : next_random();
 	for (i = 0; i < 6; i++)
 		c->a[i] = random_arg();
+}
+
+/* Calls that would reach outside the child are pointed back at it: kill(-1) would end the run. */
+void aim_call(struct call *c, long tgid)
+{
 	if (c->nr == __NR_kill || c->nr == __NR_tkill)
-		c->a[0] = self_pid;
+		c->a[0] = tgid;
 	if (c->nr == __NR_tgkill)
-		c->a[0] = c->a[1] = self_pid;
+		c->a[0] = c->a[1] = tgid;
 	if (c->nr == __NR_reboot)
 		c->nr = __NR_getpid;
 }
 
+void trace_call(const char *what, long n, const struct call *c)
+{
+	ktap_diag("%s %ld: %ld(%#lx, %#lx, %#lx, %#lx, %#lx, %#lx)", what, n, c->nr,
+		  c->a[0], c->a[1], c->a[2], c->a[3], c->a[4], c->a[5]);
+}
+
 /* The child: fds 0, 1 and 2 become a read-only file, so no stray write reaches the console. */
-static void run_call(const struct call *c)
+static void setup_child(void)
 {
 	struct kernel_sigaction dfl = { 0 };
 	sigset_t none = 0;
@@ -104,8 +119,6 @@ static void run_call(const struct call *c)
 	alarm(2);			/* a second watchdog, should the parent's fail */
 	for (i = 0; i < (int)sizeof(buf); i++)
 		buf[i] = next_random();
-	syscall6(c->nr, c->a[0], c->a[1], c->a[2], c->a[3], c->a[4], c->a[5]);
-	exit_group(0);
 }
 
 struct counts {
@@ -123,7 +136,7 @@ static void child_exited(int sig, siginfo_t *si, void *uc)
  * yield, then a sleep of a tick, waited a tick per call when the child
  * ran on another CPU.) Then kill it if it is still there.
  */
-static void reap(long pid, const struct call *c, long n, struct counts *k)
+static int reap(long pid, struct counts *k)
 {
 	long deadline = now_ns() + WATCHDOG_MS * MSEC, left, r;
 	sigset_t unblocked = 0;
@@ -137,18 +150,16 @@ static void reap(long pid, const struct call *c, long n, struct counts *k)
 	}
 	if (r == 0) {
 		kill(pid, SIGKILL);
-		r = wait4(pid, &status, 0, NULL);
+		wait4(pid, &status, 0, NULL);
 		k->watchdog++;
-		if (k->watchdog <= 20)
-			ktap_diag("call %ld: %ld(%#lx, %#lx, %#lx, %#lx, %#lx, %#lx) still running after %d ms: killed",
-				  n, c->nr, c->a[0], c->a[1], c->a[2], c->a[3], c->a[4], c->a[5], WATCHDOG_MS);
-	} else if (WIFSIGNALED(status)) {
-		k->signaled++;
-	} else {
-		k->returned++;
+		return 0;
 	}
+	if (WIFSIGNALED(status))
+		k->signaled++;
+	else
+		k->returned++;
+	return 1;
 }
-
 
 /* Per CPU, the kernel lock's contention, switches, halts and TLB shootdowns (docs/smp.md). */
 static void print_smpstat(void)
@@ -192,7 +203,8 @@ int main(int argc, char **argv, char **envp)
 	long calls = argc > 2 ? (long)parse_number(argv[2]) : 2000, n, pid;
 	int trace = argc > 3 && !strcmp(argv[3], "trace"), procs_before = 0;
 	long free_before = 0, free_after, t0 = now_ns();
-	unsigned long saved;
+	unsigned long online = 1;
+	struct thread_plan *plan = NULL;
 	sigset_t chld = 1ul << (SIGCHLD - 1);
 	struct counts k = { 0 };
 	struct call c;
@@ -201,6 +213,7 @@ int main(int argc, char **argv, char **envp)
 	rng = seed * 0x9e3779b97f4a7c15ul + 1;
 	sigaction(SIGCHLD, child_exited, 0);
 	rt_sigprocmask(SIG_BLOCK, &chld, NULL, sizeof(chld));
+	sched_getaffinity(0, sizeof(online), &online);
 	ktap_plan(3);
 	ktap_diag("fuzz: seed %lu, %ld calls, watchdog %d ms (repeat with: fuzz %lu %ld trace)",
 		  seed, calls, WATCHDOG_MS, seed, calls);
@@ -210,23 +223,34 @@ int main(int argc, char **argv, char **envp)
 			free_before = meminfo_kb("MemFree");
 			procs_before = processes();
 		}
-		saved = rng;
-		make_call(&c, 0);
-		if (trace)
-			ktap_diag("call %ld: %ld(%#lx, %#lx, %#lx, %#lx, %#lx, %#lx)", n, c.nr,
-				  c.a[0], c.a[1], c.a[2], c.a[3], c.a[4], c.a[5]);
+		plan = next_random() % THREAD_ROUND ? NULL : make_threads();
+		if (!plan)
+			make_call(&c);
+		if (trace && plan)
+			trace_threads(n, plan);
+		else if (trace)
+			trace_call("call", n, &c);
 		pid = fork();
 		if (pid == 0) {
-			rng = saved;
-			make_call(&c, getpid());	/* the same call, pointed at this child */
-			run_call(&c);
+			setup_child();
+			if (plan)
+				run_threads(plan, online);	/* does not return */
+			aim_call(&c, getpid());
+			syscall6(c.nr, c.a[0], c.a[1], c.a[2], c.a[3], c.a[4], c.a[5]);
+			exit_group(0);
 		}
 		if (pid < 0) {
 			k.forkfail++;
 			sleep_ns(10 * MSEC);
 			continue;
 		}
-		reap(pid, &c, n, &k);
+		if (!reap(pid, &k) && k.watchdog <= 20) {
+			if (plan)
+				ktap_diag("call %ld: a thread round still running after %d ms: killed",
+					  n, WATCHDOG_MS);
+			else
+				trace_call("still running after 100 ms, killed: call", n, &c);
+		}
 		if (n % HEARTBEAT == 0)
 			ktap_diag("fuzz: %ld calls in %ld ms: %ld returned, %ld killed by a signal, %ld by the watchdog",
 				  n, (now_ns() - t0) / MSEC, k.returned, k.signaled, k.watchdog);

@@ -19,7 +19,8 @@ parts = $(patsubst user/%.c,$(BUILD)/user/%.o,$(wildcard user/$(1)/*.c))
 VSYSCALLTEST_OBJS := $(call parts,vsyscall)
 MAPSTEST_OBJS := $(call parts,maps)
 LABCHECK_OBJS := $(call parts,labcheck)
-PART_OBJS := $(VSYSCALLTEST_OBJS) $(MAPSTEST_OBJS) $(LABCHECK_OBJS)
+FUZZ_OBJS := $(call parts,fuzz)
+PART_OBJS := $(VSYSCALLTEST_OBJS) $(MAPSTEST_OBJS) $(LABCHECK_OBJS) $(FUZZ_OBJS)
 
 $(BUILD)/user/%.o: user/%.c
 	@mkdir -p $(dir $@)
@@ -41,6 +42,7 @@ $(BUILD)/user/%.elf: $(BUILD)/user/%.o $(USER_LIB_OBJS) linker/user.ld
 $(BUILD)/user/vsyscalltest.elf: $(VSYSCALLTEST_OBJS)
 $(BUILD)/user/mapstest.elf: $(MAPSTEST_OBJS)
 $(BUILD)/user/labcheck.elf: $(LABCHECK_OBJS)
+$(BUILD)/user/fuzz.elf: $(FUZZ_OBJS)
 
 .SECONDARY: $(USER_PROGS:.elf=.o) $(USER_LIB_OBJS) $(PART_OBJS)
 

@@ -86,7 +86,7 @@ CONFIGS = [
     Config("maps-twice", fw="bios", ktap=True, cmdline="-- /bin/catmaps"),
     # A short run of the system-call fuzzer (user/fuzz.c) with a fixed seed;
     # make fuzz runs long ones with fresh seeds in every mode.
-    Config("fuzz-bios", fw="bios", ktap=True, cmdline="-- /bin/fuzz 1 3000", timeout=240,
+    Config("fuzz-bios", fw="bios", ktap=True, cmdline="lockdebug -- /bin/fuzz 1 3000", timeout=240,
            extra=SMP2),
     # The attack lab (test_attack.py, docs/attack.md): user/attack/attack in
     # each mode, with the heatmap's 4096 jumps (-m), given the copy of the
