@@ -21,6 +21,7 @@
 #define __NR_sysinfo	99
 #define __NR_tkill	200
 #define __NR_tgkill	234
+#define __WALL		0x40000000
 
 /* xorshift64*: small, and the same sequence on every machine for a seed. */
 static unsigned long rng;
@@ -136,12 +137,12 @@ static void child_exited(int sig, siginfo_t *si, void *uc)
  * yield, then a sleep of a tick, waited a tick per call when the child
  * ran on another CPU.) Then kill it if it is still there.
  */
-static int reap(long pid, struct counts *k)
+static int reap(long pid, struct counts *k, long n)
 {
-	long deadline = now_ns() + WATCHDOG_MS * MSEC, left, r;
+	long deadline = now_ns() + WATCHDOG_MS * MSEC, left, r, stray;
 	sigset_t unblocked = 0;
 	struct timespec ts;
-	int status;
+	int status, other;
 
 	while ((r = wait4(pid, &status, WNOHANG, NULL)) == 0 && (left = deadline - now_ns()) > 0) {
 		ts.tv_sec = left / 1000000000L;
@@ -152,13 +153,15 @@ static int reap(long pid, struct counts *k)
 		kill(pid, SIGKILL);
 		wait4(pid, &status, 0, NULL);
 		k->watchdog++;
-		return 0;
-	}
-	if (WIFSIGNALED(status))
+	} else if (WIFSIGNALED(status)) {
 		k->signaled++;
-	else
+	} else {
 		k->returned++;
-	return 1;
+	}
+	/* A clone with CLONE_PARENT made a child of this process: reap it too. */
+	while ((stray = wait4(-1, &other, WNOHANG | __WALL, NULL)) > 0)
+		ktap_diag("call %ld: reaped %ld, a process it made this one's child", n, stray);
+	return r != 0;
 }
 
 /* Per CPU, the kernel lock's contention, switches, halts and TLB shootdowns (docs/smp.md). */
@@ -244,7 +247,7 @@ int main(int argc, char **argv, char **envp)
 			sleep_ns(10 * MSEC);
 			continue;
 		}
-		if (!reap(pid, &k) && k.watchdog <= 20) {
+		if (!reap(pid, &k, n) && k.watchdog <= 20) {
 			if (plan)
 				ktap_diag("call %ld: a thread round still running after %d ms: killed",
 					  n, WATCHDOG_MS);

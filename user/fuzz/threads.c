@@ -35,12 +35,12 @@
  */
 enum kind {
 	OP_CALL, OP_FUTEX, OP_AFFINITY, OP_SIGNAL, OP_UNMAP, OP_PROTECT, OP_REMAP, OP_COPY,
-	OP_TOUCH, OP_CLONE, OP_SLEEP, OP_EXIT, OP_EXIT_GROUP, NR_KINDS
+	OP_TOUCH, OP_CLONE, OP_SLEEP, OP_EXEC, OP_EXIT, OP_EXIT_GROUP, NR_KINDS
 };
 
 static const char *const kind_name[NR_KINDS] = {
 	"call", "futex", "affinity", "signal", "unmap", "protect", "remap", "copy", "touch",
-	"clone", "sleep", "exit", "exit_group",
+	"clone", "sleep", "exec", "exit", "exit_group",
 };
 
 struct op {
@@ -66,11 +66,11 @@ struct thread_plan *make_threads(void)
 			struct op *o = &plan.ops[t][i];
 			unsigned long r = next_random();
 
-			/* Futexes, affinity and signals twice as often; exits half as often. */
+			/* Futexes, affinity and signals twice as often; exec and exits half as often. */
 			o->kind = r % (NR_KINDS + 6);
 			if (o->kind >= NR_KINDS)
 				o->kind = OP_FUTEX + o->kind % 3;
-			if (o->kind >= OP_EXIT && (r >> 32 & 1))
+			if (o->kind >= OP_EXEC && (r >> 32 & 1))
 				o->kind = OP_SLEEP;
 			for (j = 0; j < 4; j++)
 				o->r[j] = next_random();
@@ -284,6 +284,8 @@ static void run_op(const struct op *o)
 	case OP_CALL:
 		aim_call(&c, tgid);
 		syscall6(c.nr, c.a[0], c.a[1], c.a[2], c.a[3], c.a[4], c.a[5]);
+		if (getpid() != tgid)
+			exit_group(0);	/* a process it forked: gone before it could outlive the round */
 		break;
 	case OP_FUTEX: futex_op(r); break;
 	case OP_AFFINITY: affinity_op(r); break;
@@ -308,6 +310,13 @@ static void run_op(const struct op *o)
 		else
 			sleep_ns(MSEC);
 		break;
+	case OP_EXEC: {
+		/* The other threads end first; echo's write to the read-only fd 1 fails. */
+		static char *const argv[] = { "echo", "exec", NULL }, *const envp[] = { NULL };
+
+		execve("/bin/echo", argv, envp);
+		break;
+	}
 	case OP_EXIT: syscall1(__NR_exit, 0); break;
 	case OP_EXIT_GROUP: exit_group(0); break;
 	default: break;
