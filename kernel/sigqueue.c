@@ -3,6 +3,7 @@
 #include <ccos/proc.h>
 #include <ccos/errno.h>
 #include <ccos/uaccess.h>
+#include <ccos/time.h>
 
 /*
  * Two sets wait for each thread, as on Linux: its own (p->sig.pending:
@@ -50,7 +51,7 @@ bool signal_pending(struct process *p)
 	uint64_t r = ready(p);
 
 	for (; r; r &= r - 1)
-		if (!ignored(p, __builtin_ctzl(r) + 1))
+		if (!ignored(p, __builtin_ctzl(r) + 1) || (p->sig.waiting_for & (r & -r)))
 			return true;
 	return false;
 }
@@ -75,7 +76,7 @@ bool fatal_signal_pending(struct process *p)
 /* Ignored and not blocked: Linux drops it at once, so it wakes nobody (sig_ignored). */
 static bool dropped_at_send(struct process *p, int sig)
 {
-	return !(p->sig.blocked & SIGBIT(sig)) && ignored(p, sig);
+	return !((p->sig.blocked | p->sig.waiting_for) & SIGBIT(sig)) && ignored(p, sig);
 }
 
 static void queue(uint64_t *set, siginfo_t *slot, int sig, const siginfo_t *info)
@@ -116,10 +117,9 @@ bool queue_signal_shared(struct process *p, int sig, const siginfo_t *info)
 	return true;
 }
 
-/* Take the next signal p does not block, its own first: its number (info filled in), or 0. */
-int dequeue_signal(struct process *p, siginfo_t *info)
+/* Take the lowest of allowed that waits for p, its own set first: its number (info filled in), or 0. */
+static int take(struct process *p, uint64_t allowed, siginfo_t *info)
 {
-	uint64_t allowed = ~p->sig.blocked | UNBLOCKABLE;
 	struct signal_state *s = shared(p);
 	int sig;
 
@@ -136,6 +136,12 @@ int dequeue_signal(struct process *p, siginfo_t *info)
 		return sig;
 	}
 	return 0;
+}
+
+/* Take the next signal p does not block: its number (info filled in), or 0. */
+int dequeue_signal(struct process *p, siginfo_t *info)
+{
+	return take(p, ~p->sig.blocked | UNBLOCKABLE, info);
 }
 
 /*
@@ -170,4 +176,47 @@ long sys_rt_sigpending(uint64_t __user *set, size_t setsize)
 	if (setsize > sizeof(pending))
 		return -EINVAL;
 	return copy_to_user(set, &pending, setsize) ? -EFAULT : 0;
+}
+
+/*
+ * rt_sigtimedwait (sigwait, sigtimedwait): take a signal of the set, the
+ * thread's or the process's, without running its handler, as Linux does:
+ * while it sleeps the set is unblocked, so that a signal of it sent to the
+ * process wakes this thread, and counts even where its action ignores it
+ * (SIGCHLD); a signal outside the set that is not blocked ends the wait
+ * with -EINTR, the timeout with -EAGAIN.
+ */
+long sys_rt_sigtimedwait(const uint64_t __user *uset, siginfo_t __user *uinfo,
+			 const struct timespec __user *uts, size_t setsize)
+{
+	struct process *p = current();
+	uint64_t set, blocked = p->sig.blocked, deadline = 0;
+	struct timespec ts;
+	siginfo_t info;
+	int sig;
+
+	if (setsize != sizeof(set))
+		return -EINVAL;
+	if (copy_from_user(&set, uset, sizeof(set)))
+		return -EFAULT;
+	set &= ~UNBLOCKABLE;
+	if (uts) {
+		if (copy_from_user(&ts, uts, sizeof(ts)))
+			return -EFAULT;
+		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (long)NSEC_PER_SEC)
+			return -EINVAL;
+		deadline = ktime_get_ns() + ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec + 1;
+	}
+	p->sig.blocked &= ~set;
+	p->sig.waiting_for = set;
+	while (!(sig = take(p, set, &info)) && !signal_pending(p) &&
+	       (!uts || ktime_get_ns() < deadline))
+		sleep_until(&p->sig, uts ? deadline : 0);
+	p->sig.waiting_for = 0;
+	p->sig.blocked = blocked;
+	if (!sig)
+		return signal_pending(p) ? -EINTR : -EAGAIN;
+	if (uinfo && copy_to_user(uinfo, &info, sizeof(info)))
+		return -EFAULT;
+	return sig;
 }

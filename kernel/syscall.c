@@ -107,6 +107,7 @@ static const syscall_fn syscall_table[NR_SYSCALLS] = {
 	ENTRY(121, sys_getpgid),
 	ENTRY(124, sys_getsid),
 	ENTRY(127, sys_rt_sigpending),
+	ENTRY(128, sys_rt_sigtimedwait),
 	ENTRY(130, sys_rt_sigsuspend),
 	ENTRY(131, sys_sigaltstack),
 	ENTRY(135, sys_personality),

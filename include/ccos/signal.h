@@ -99,6 +99,7 @@ struct signal_state {
 	siginfo_t info[NSIG];			/* what the pending ones carry */
 	uint64_t shared_pending;		/* of a leader: the process's */
 	siginfo_t shared_info[NSIG];
+	uint64_t waiting_for;			/* rt_sigtimedwait's set, while it sleeps */
 	stack_t altstack;
 	uint64_t fault_trapno, fault_err, fault_cr2;	/* for the next frame's sigcontext */
 	uint64_t saved_mask;		/* rt_sigsuspend, ppoll: the mask to go back to */

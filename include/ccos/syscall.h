@@ -159,6 +159,8 @@ long sys_rt_sigprocmask(int how, const uint64_t __user *set, uint64_t __user *ol
 long sys_rt_sigreturn(void);
 long sys_sigaltstack(const stack_t __user *ss, stack_t __user *old);
 long sys_rt_sigpending(uint64_t __user *set, size_t setsize);
+long sys_rt_sigtimedwait(const uint64_t __user *set, siginfo_t __user *info,
+			 const struct timespec __user *timeout, size_t setsize);
 long sys_rt_sigsuspend(const uint64_t __user *mask, size_t setsize);
 long sys_pause(void);
 

@@ -201,6 +201,61 @@ static int test_process_pending(void)
 	return usr1_pending() ? fail("SIGUSR1 still pending in the main thread once taken") : 1;
 }
 
+static void *worker_kills_later(void *arg)
+{
+	(void)arg;
+	sleep_ms(50);
+	kill(getpid(), SIGUSR2);
+	return NULL;
+}
+
+/*
+ * sigtimedwait takes a blocked signal without its handler: one already
+ * pending (raise: tkill), one that another thread sends to the process
+ * while it waits, a SIGCHLD whose default is to ignore it; nothing within
+ * the timeout is EAGAIN.
+ */
+static int test_sigtimedwait(void)
+{
+	struct timespec t0, zero = { 0, 0 }, five = { 5, 0 }, short_ = { 0, 50000000 };
+	siginfo_t si;
+	sigset_t set;
+	pthread_t t;
+	long ms;
+	int r;
+
+	signal(SIGUSR1, on_signal);
+	signal(SIGUSR2, on_signal);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	sigaddset(&set, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	raise(SIGUSR1);
+	if ((r = sigtimedwait(&set, &si, &zero)) != SIGUSR1 || si.si_signo != SIGUSR1 ||
+	    si.si_code != SI_TKILL)
+		return fail("sigtimedwait after raise(SIGUSR1): %d, si_signo %d, si_code %d", r,
+			    si.si_signo, si.si_code);
+	pthread_create(&t, NULL, worker_kills_later, NULL);
+	r = sigtimedwait(&set, &si, &five);
+	pthread_join(t, NULL);
+	if (r != SIGUSR2 || si.si_code != SI_USER || si.si_pid != getpid())
+		return fail("sigtimedwait for a thread's kill(SIGUSR2): %d, si_code %d, si_pid %d",
+			    r, si.si_code, si.si_pid);
+	if (fork() == 0)
+		_exit(5);
+	if ((r = sigtimedwait(&set, &si, &five)) != SIGCHLD || si.si_status != 5)
+		return fail("sigtimedwait for SIGCHLD: %d, si_status %d", r, si.si_status);
+	wait(NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = sigtimedwait(&set, &si, &short_);
+	ms = elapsed_ms(&t0);
+	if (r != -1 || errno != EAGAIN || ms < 40)
+		return fail("sigtimedwait with nothing sent: %d (%s) after %ld ms, not EAGAIN after 50",
+			    r, strerror(errno), ms);
+	return handled_tid ? fail("a handler ran for a signal sigtimedwait took") : 1;
+}
+
 /* ---- exit: one thread vs the process; wait4; exec ---- */
 
 /* Run body in a child process and return its wait status (-1 on failure). */
@@ -395,6 +450,7 @@ static const struct ktap_test tests[] = {
 	{ "pthread_kill_tgkill_one_thread", test_signal_to_thread },
 	{ "kill_thread_id_is_for_its_process", test_kill_tid },
 	{ "process_pending_taken_by_first_to_unblock", test_process_pending },
+	{ "sigtimedwait_takes_without_handler", test_sigtimedwait },
 	{ "exit_from_thread_ends_process", test_exit_group },
 	{ "main_thread_exits_first", test_main_exits_first },
 	{ "fatal_signal_ends_all_threads", test_fatal_signal },
