@@ -161,6 +161,7 @@ ISO_MODULES = $(if $(INIT),$(INIT):/bin/init,$(BUILD)/user/init.elf:/bin/init) \
 	      $(foreach p,$(filter-out $(BUILD)/user/init.elf,$(USER_PROGS)),$(p):/bin/$(basename $(notdir $(p)))) \
 	      $(foreach m,$(MODULES),$(m):/bin/$(basename $(notdir $(m)))) \
 	      $(VSYSCALL_NATIVE).bin:/bin/vsyscall_native \
+	      $(foreach f,$(wildcard user/etc/*),$(f):/etc/$(notdir $(f))) \
 	      $(if $(BUSYBOX),$(BUSYBOX):/bin/busybox $(BUILD)/busybox.links:/etc/busybox.links)
 
 # Debian's busybox-static, unmodified (tools/setup installs it), as /bin/busybox.

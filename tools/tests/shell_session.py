@@ -22,12 +22,14 @@ from console import Console, ConsoleTimeout
 BUSYBOX = "/bin/busybox" if os.path.exists("/bin/busybox") else None
 BUSYBOX_LINKS = os.path.join(harness.BUILD, "busybox.links") + ":/etc/busybox.links"
 BBSCRIPT = os.path.join(harness.ROOT, "tools", "tests", "bbscript.sh")
+# /etc/passwd and /etc/group: root and one user, as on `make run`'s ISO.
+ETC = tuple("user/etc/%s:/etc/%s" % (f, f) for f in ("passwd", "group"))
 # The native page's copy that `attack` studies, as on `make run`'s ISO.
 NATIVE_PAGE = os.path.join(harness.BUILD, "vsyscall_native.bin")
-SHELL = harness.Config("shell-bios", fw="bios", modules=(NATIVE_PAGE,) + (
+SHELL = harness.Config("shell-bios", fw="bios", modules=(NATIVE_PAGE,) + ETC + (
     (BUSYBOX, BUSYBOX_LINKS, BBSCRIPT) if BUSYBOX else ()))
 BB_INIT = harness.Config("busybox-init-bios", fw="bios", cmdline="init=/bin/busybox -- sh",
-                         modules=(BUSYBOX, BUSYBOX_LINKS) if BUSYBOX else ())
+                         modules=ETC + ((BUSYBOX, BUSYBOX_LINKS) if BUSYBOX else ()))
 PROMPT = r"^\$ "
 BB_PROMPT = r"# $"
 STEPS, BB_INIT_STEPS = [], []
@@ -271,6 +273,14 @@ def bb_applet_links_in_bin(c):
 def bb_redirection_into_tmp(c):
     c.command("seq 3 > /tmp/n; tac < /tmp/n | tr '\\n' ' '; echo", prompt=BB_PROMPT)
     c.expect(r"^3 2 1 $")
+
+
+@bb_init_step
+def bb_users_from_etc_passwd(c):
+    """whoami and id read /etc/passwd and /etc/group (user/etc/)."""
+    c.command("whoami; id; id user", prompt=BB_PROMPT)
+    c.expect(r"^root\nuid=0\(root\) gid=0\(root\)\nuid=1000\(user\) gid=1000\(user\) "
+             r"groups=1000\(user\)$")
 
 
 @bb_init_step
