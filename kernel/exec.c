@@ -26,7 +26,7 @@ static int build_stack(struct mm *mm, uint64_t sp, const struct elf_info *info,
 		       const char *execfn, char *const argv[], int argc, char *const envp[],
 		       int envc, uint64_t *rsp)
 {
-	uint64_t ptrs[MAX_ARGS * 2 + 2], *words;
+	uint64_t ptrs[MAX_ARGS * 2 + 2], *words, at;
 	uint64_t aux[][2] = {
 		{ AT_PHDR, info->phdr }, { AT_PHENT, sizeof(Elf64_Phdr) },
 		{ AT_PHNUM, info->phnum }, { AT_PAGESZ, PAGE_SIZE },
@@ -35,7 +35,7 @@ static int build_stack(struct mm *mm, uint64_t sp, const struct elf_info *info,
 		{ AT_SECURE, 0 }, { AT_RANDOM, 0 }, { AT_EXECFN, 0 },
 		{ AT_SYSINFO_EHDR, mm->vdso_base }, { AT_NULL, 0 },
 	};
-	size_t naux = ARRAY_SIZE(aux), nwords, i, n = 0;
+	size_t naux = ARRAY_SIZE(aux), nwords, i, n = 0, len;
 	uint64_t random[2] = { get_random_u64(), get_random_u64() };
 	int err = 0;
 
@@ -45,8 +45,15 @@ static int build_stack(struct mm *mm, uint64_t sp, const struct elf_info *info,
 	}
 #define PUSH_BYTES(src, len) ({ sp -= (len); err |= copy_to_mm(mm, sp, (src), (len)); sp; })
 	aux[13][1] = PUSH_BYTES(execfn, strlen(execfn) + 1);
-	for (i = 0; i < (size_t)argc; i++)
-		ptrs[n++] = PUSH_BYTES(argv[i], strlen(argv[i]) + 1);
+	/* The arguments in order, one after the other, as /proc/PID/cmdline reads them. */
+	for (i = 0, len = 0; i < (size_t)argc; i++)
+		len += strlen(argv[i]) + 1;
+	mm->arg_end = sp;
+	mm->arg_start = sp -= len;
+	for (i = 0, at = sp; i < (size_t)argc; at += strlen(argv[i++]) + 1) {
+		ptrs[n++] = at;
+		err |= copy_to_mm(mm, at, argv[i], strlen(argv[i]) + 1);
+	}
 	ptrs[n++] = 0;
 	for (i = 0; i < (size_t)envc; i++)
 		ptrs[n++] = PUSH_BYTES(envp[i], strlen(envp[i]) + 1);

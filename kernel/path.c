@@ -17,6 +17,16 @@ const char *in_tmp(const char *path)
 	return path + 4;
 }
 
+/* FNV-1a of the path: one number per path, for the files that have no node to number. */
+uint64_t path_ino(const char *path)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	while (*path)
+		h = (h ^ (uint8_t)*path++) * 1099511628211ull;
+	return h;
+}
+
 /* Drop the last component of a normalized absolute path ("/" stays "/"). */
 static void up(char *out)
 {

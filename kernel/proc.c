@@ -79,6 +79,12 @@ void proc_free(struct process *p)
 	p->pid = 0;
 }
 
+/* The id given last, which /proc/loadavg shows. */
+int last_pid(void)
+{
+	return next_pid - 1;
+}
+
 struct process *proc_find(int pid)
 {
 	struct process *p;

@@ -1,4 +1,4 @@
-/* /proc files, made at open time: maps, status and meminfo in Linux's format, and ccos's smpstat. */
+/* /proc files, made at open time: /proc/PID's and meminfo in Linux's format, and ccos's smpstat. */
 #include <ccos/file.h>
 #include <ccos/proc.h>
 #include <ccos/boot.h>
@@ -7,6 +7,7 @@
 #include <ccos/errno.h>
 #include <ccos/lib.h>
 #include <ccos/printk.h>
+#include <ccos/time.h>
 #include <ccos/clock.h>
 #include <ccos/lapic.h>
 
@@ -54,15 +55,18 @@ static bool continues(const struct vma *a, const struct vma *b)
 	       (!file || b->offset == a->offset + (a->end - a->start));
 }
 
-static char *maps(size_t *len)
+static char *maps(struct process *p, size_t *len)
 {
-	struct mm *mm = current()->mm;
+	struct mm *mm = p->mm;
 	struct vma *v, *last, *next;
-	size_t n = 0, size = (mm->nr_vmas + 2) * MAPS_LINE_MAX;
+	size_t n = 0, size = ((mm ? mm->nr_vmas : 0) + 2) * MAPS_LINE_MAX;
 	char *buf;
 
 	if (!(buf = kmalloc(size)))
 		return NULL;
+	*len = 0;
+	if (!mm)
+		return buf;		/* a zombie's: empty, as Linux's */
 	for (v = vma_next(mm, 0); v; v = next) {
 		bool file = v->name && v->name[0] != '[';
 
@@ -99,21 +103,81 @@ static char *meminfo(size_t *len)
 	return buf;
 }
 
-/*
- * Some of Linux's lines of /proc/self/status, for the process (as Linux
- * shows its leader, whichever thread reads): Threads counts the live ones.
- */
-static char *status(size_t *len)
+static int live_threads(struct process *p)
 {
-	struct process *p = current(), *t;
-	char *buf = kmalloc(256);
+	struct process *t;
 	int threads = 0;
 
 	for_each_thread(t, p)
 		threads += t->state != PROC_ZOMBIE && t->state != PROC_DEAD;
+	return threads;
+}
+
+/* Linux's letters: R running or runnable, S asleep (interruptibly), Z a zombie. */
+static char state_letter(struct process *p)
+{
+	return p->state == PROC_ZOMBIE || p->state == PROC_DEAD ? 'Z' :
+	       p->state == PROC_SLEEPING ? 'S' : 'R';
+}
+
+/*
+ * Some of Linux's lines of /proc/PID/status, for the process (as Linux
+ * shows its leader, whichever thread reads): Threads counts the live ones;
+ * everyone is root.
+ */
+static char *status(struct process *p, size_t *len)
+{
+	char *buf = kmalloc(256);
+
 	if (buf)
-		*len = snprintf(buf, 256, "Name:\t%s\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\nThreads:\t%d\n",
-				p->comm, p->tgid, p->tgid, p->parent ? p->parent->tgid : 0, threads);
+		*len = snprintf(buf, 256, "Name:\t%s\nState:\t%c\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\n"
+				"Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nThreads:\t%d\n",
+				p->comm, state_letter(p), p->tgid, p->tgid,
+				p->parent ? p->parent->tgid : 0, live_threads(p));
+	return buf;
+}
+
+/*
+ * /proc/PID/stat: Linux's 52 fields (proc(5)) on one line. ccos counts no
+ * faults or CPU time, so those are 0, as are the addresses Linux hides from
+ * other users; priority 20 and nice 0 are every process's.
+ */
+static char *pid_stat(struct process *p, size_t *len)
+{
+	uint64_t vsize = 0;
+	struct vma *v;
+	char *buf = kmalloc(512);
+
+	for (v = p->mm ? vma_next(p->mm, 0) : NULL; v; v = vma_next(p->mm, v->end))
+		vsize += v->end - v->start;
+	if (buf)
+		*len = snprintf(buf, 512, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 0 0 0 0 20 0 %d 0 0 "
+				"%lu 0 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 %d %d 0 0 0 0 0 "
+				"0 0 0 %lu %lu 0 0 0\n",
+				p->tgid, p->comm, state_letter(p), p->parent ? p->parent->tgid : 0,
+				p->pgid, p->sid, live_threads(p), vsize, p->exit_signal, p->cpu,
+				p->mm ? p->mm->arg_start : 0, p->mm ? p->mm->arg_end : 0);
+	return buf;
+}
+
+/* The arguments, each ending in a NUL, read from the process's stack as Linux does. */
+static char *cmdline(struct process *p, size_t *len)
+{
+	size_t n = p->mm ? MIN(p->mm->arg_end - p->mm->arg_start, PAGE_SIZE) : 0;
+	char *buf = kmalloc(n + 1);
+
+	if (buf && n && copy_from_mm(p->mm, buf, p->mm->arg_start, n))
+		n = 0;
+	*len = n;
+	return buf;
+}
+
+static char *comm(struct process *p, size_t *len)
+{
+	char *buf = kmalloc(sizeof(p->comm) + 1);
+
+	if (buf)
+		*len = snprintf(buf, sizeof(p->comm) + 1, "%s\n", p->comm);
 	return buf;
 }
 
@@ -144,22 +208,118 @@ static char *smpstat(size_t *len)
 	return buf;
 }
 
+/* How many processes (not threads) are running or runnable, and how many there are. */
+static void count_processes(int *running, int *all)
+{
+	struct process *p;
+
+	*running = *all = 0;
+	for (p = proc_table; p < proc_table + NPROC; p++)
+		if (p->state != PROC_UNUSED && p->state != PROC_DEAD && p->pid == p->tgid) {
+			++*all;
+			*running += p->state == PROC_RUNNING || p->state == PROC_RUNNABLE;
+		}
+}
+
+/*
+ * /proc/stat and /proc/loadavg in Linux's format, for top and uptime: ccos
+ * counts no CPU time and keeps no load average, so those numbers are 0.
+ */
+static char *cpu_stat(size_t *len)
+{
+	size_t size = (nr_cpus + 6) * 64, n;
+	char *buf = kmalloc(size);
+	struct timespec now, up;
+	int i, running, all;
+
+	if (!buf)
+		return NULL;
+	do_clock_gettime(0 /* CLOCK_REALTIME */, &now);
+	do_clock_gettime(1 /* CLOCK_MONOTONIC */, &up);
+	count_processes(&running, &all);
+	n = snprintf(buf, size, "cpu  0 0 0 0 0 0 0 0 0 0\n");
+	for (i = 0; i < nr_cpus; i++)
+		n += snprintf(buf + n, size - n, "cpu%d 0 0 0 0 0 0 0 0 0 0\n", i);
+	n += snprintf(buf + n, size - n, "intr 0\nctxt 0\nbtime %ld\nprocesses %d\n"
+		      "procs_running %d\nprocs_blocked 0\n", now.tv_sec - up.tv_sec, last_pid(), running);
+	*len = MIN(n, size);
+	return buf;
+}
+
+static char *loadavg(size_t *len)
+{
+	char *buf = kmalloc(64);
+	int running, all;
+
+	count_processes(&running, &all);
+	if (buf)
+		*len = snprintf(buf, 64, "0.00 0.00 0.00 %d/%d %d\n", running, all, last_pid());
+	return buf;
+}
+
 static const struct {
 	const char *path;
 	char *(*generate)(size_t *len);
 } proc_files[] = {
-	{ "/proc/self/maps", maps },
-	{ "/proc/self/status", status },
+	{ "/proc/loadavg", loadavg },
+	{ "/proc/stat", cpu_stat },
 	{ "/proc/meminfo", meminfo },
 	{ "/proc/smpstat", smpstat },
 };
 
+/* The files of /proc/PID; its exe is a link (kernel/symlink.c). */
+static const struct {
+	const char *name;
+	char *(*generate)(struct process *p, size_t *len);
+} pid_files[] = {
+	{ "cmdline", cmdline }, { "comm", comm }, { "maps", maps }, { "stat", pid_stat },
+	{ "status", status },
+};
+
+/* The process of a path /proc/PID..., and the rest of the path ("" or "/..."); NULL if none. */
+struct process *procfs_process(const char *path, const char **rest)
+{
+	const char *s = path + 6;
+	struct process *p;
+	int pid = 0;
+
+	if (strncmp(path, "/proc/", 6) || *s < '1' || *s > '9')
+		return NULL;
+	for (; *s >= '0' && *s <= '9' && pid < (1 << 24); s++)
+		pid = pid * 10 + *s - '0';
+	if ((*s && *s != '/') || !(p = proc_find(pid)) || p->state == PROC_DEAD)
+		return NULL;
+	*rest = s;
+	return p;
+}
+
+/* /proc's i-th process folder: a group leader's id, or 0 past the last. */
+int procfs_pid_at(uint64_t i)
+{
+	struct process *p;
+
+	for (p = proc_table; p < proc_table + NPROC; p++)
+		if (p->state != PROC_UNUSED && p->state != PROC_DEAD && p->pid == p->tgid && !i--)
+			return p->pid;
+	return 0;
+}
+
+/* The i-th name of a /proc/PID folder, or NULL past the last. */
+const char *procfs_pid_file_at(uint64_t i)
+{
+	return i < ARRAY_SIZE(pid_files) ? pid_files[i].name : i == ARRAY_SIZE(pid_files) ? "exe" : NULL;
+}
+
 /* The text of a /proc file: 0, -ENOENT when there is no such file, -ENOMEM when it does not fit. */
 long procfs_generate(const char *path, char **text, size_t *len)
 {
+	struct process *p = procfs_process(path, &path);
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(proc_files); i++)
+	for (i = 0; p && i < ARRAY_SIZE(pid_files); i++)
+		if (path[0] == '/' && !strcmp(path + 1, pid_files[i].name))
+			return (*text = pid_files[i].generate(p, len)) ? 0 : -ENOMEM;
+	for (i = 0; !p && i < ARRAY_SIZE(proc_files); i++)
 		if (!strcmp(path, proc_files[i].path))
 			return (*text = proc_files[i].generate(len)) ? 0 : -ENOMEM;
 	return -ENOENT;

@@ -1,4 +1,4 @@
-/* Symbolic links: /tmp's, /bin's to busybox's applets, /proc/self/exe; symlink and readlink. */
+/* Symbolic links: /tmp's, /bin's to busybox's applets, /proc's; symlink and readlink. */
 #include <ccos/path.h>
 #include <ccos/tmpfs.h>
 #include <ccos/file.h>
@@ -8,6 +8,7 @@
 #include <ccos/errno.h>
 #include <ccos/lib.h>
 #include <ccos/mm.h>
+#include <ccos/printk.h>
 #include <ccos/uaccess.h>
 
 /* The output of `busybox --list`, one applet a line, which the build puts on the ISO. */
@@ -67,14 +68,16 @@ static bool is_bin_link(const char *name)
 /* The target of the link at path (a normalized path) into buf, PATH_MAX bytes: its length. */
 long link_target(const char *path, char *buf)
 {
-	const char *rel = in_tmp(path);
+	const char *rel = in_tmp(path), *rest;
 	struct process *p = current();
 	struct tnode *n;
 
 	if (rel)
 		return tmpfs_lookup(rel, &n) ? -EINVAL : tmpfs_readlink(n, buf);
-	if (!strcmp(path, "/proc/self/exe"))
-		return p && p->exe ? (long)strlcpy(buf, p->exe->name, PATH_MAX) : -ENOENT;
+	if (!strcmp(path, "/proc/self"))
+		return p ? snprintf(buf, PATH_MAX, "%d", p->tgid) : -ENOENT;
+	if ((p = procfs_process(path, &rest)) && !strcmp(rest, "/exe"))
+		return p->exe ? (long)strlcpy(buf, p->exe->name, PATH_MAX) : -ENOENT;
 	if (!strncmp(path, "/bin/", 5) && is_bin_link(path + 5))
 		return strlcpy(buf, "busybox", PATH_MAX);
 	return -EINVAL;
@@ -83,13 +86,9 @@ long link_target(const char *path, char *buf)
 /* lstat of /bin's links and of /proc/self/exe: a link, its size the target's length. */
 static void link_stat(struct file *f, struct stat *st)
 {
-	const char *c;
-
 	st->st_mode = S_IFLNK | 0777;
 	st->st_size = f->size;
-	st->st_ino = 14695981039346656037ull;	/* FNV-1a of the path: one number per link */
-	for (c = f->path; *c; c++)
-		st->st_ino = (st->st_ino ^ (uint8_t)*c) * 1099511628211ull;
+	st->st_ino = path_ino(f->path);
 }
 
 static const struct file_ops link_ops = { .stat = link_stat };

@@ -8,6 +8,7 @@
 #include <ccos/errno.h>
 #include <ccos/lib.h>
 #include <ccos/mm.h>
+#include <ccos/printk.h>
 #include <ccos/uaccess.h>
 
 #define AT_SYMLINK_NOFOLLOW	0x100
@@ -15,62 +16,74 @@
 #define AT_EMPTY_PATH	0x1000
 #define EXDEV		18
 
-/* The read-only directories; /bin and /etc list the modules in them, and /bin its links. */
+/* The read-only directories: their fixed names, then those of more_names. */
 static const struct vdir {
 	const char *path;
 	const char *const *names;
 } vdirs[] = {
 	{ "/", (const char *const[]){ "bin", "dev", "etc", "proc", "tmp", NULL } },
-	{ "/bin", NULL },
-	{ "/etc", NULL },
+	{ "/bin", (const char *const[]){ NULL } },
+	{ "/etc", (const char *const[]){ NULL } },
 	{ "/dev", (const char *const[]){ "null", "tty", "zero", NULL } },
-	{ "/proc", (const char *const[]){ "meminfo", "self", NULL } },
-	{ "/proc/self", (const char *const[]){ "exe", "maps", NULL } },
-};
+	{ "/proc", (const char *const[]){ "loadavg", "meminfo", "self", "smpstat", "stat", NULL } },
+}, pid_vdir = { "/proc/PID", (const char *const[]){ NULL } };	/* any process's */
 
 static const struct vdir *find_vdir(const char *path)
 {
+	const char *rest;
 	unsigned long i;
 
 	for (i = 0; i < ARRAY_SIZE(vdirs); i++)
 		if (!strcmp(vdirs[i].path, path))
 			return &vdirs[i];
-	return NULL;
+	return procfs_process(path, &rest) && !*rest ? &pid_vdir : NULL;
+}
+
+/* After the fixed names: /proc/PID's files, /proc's processes, modules, /bin's links. */
+static int more_names(const char *path, const struct vdir *v, uint64_t index,
+		      struct dirent_out *d)
+{
+	const struct module_file *m;
+	int pid;
+
+	if (v == &pid_vdir) {
+		d->name = procfs_pid_file_at(index);
+		d->type = d->name && !strcmp(d->name, "exe") ? DT_LNK : DT_REG;
+	} else if (!strcmp(path, "/proc")) {
+		if ((pid = procfs_pid_at(index)))
+			snprintf(d->buf, sizeof(d->buf), "%d", pid);
+		d->name = pid ? d->buf : NULL;
+	} else if ((m = module_at(path, index))) {
+		d->name = m->name + strlen(path) + 1;
+		d->type = DT_REG;
+	} else if (!strcmp(path, "/bin")) {
+		d->name = bin_link_at(index - modules_in(path));
+		d->type = DT_LNK;
+	}
+	return d->name ? 0 : -ENOENT;
 }
 
 static int vdir_dirent(struct file *f, uint64_t index, struct dirent_out *d)
 {
 	const struct vdir *v = find_vdir(f->path);
-	const struct module_file *m;
+	const char *const *name;
+	char child[PATH_MAX], target[PATH_MAX];
 
-	d->ino = index + 2;
-	d->type = DT_DIR;
+	if (!v)
+		return -ENOENT;		/* /proc/PID of a process that has gone since */
+	name = v->names;
+	*d = (struct dirent_out){ .ino = index + 2, .type = DT_DIR };
 	if (index < 2) {
 		d->name = index ? ".." : ".";
 		return 0;
 	}
-	index -= 2;
-	if (v->names) {
-		char child[PATH_MAX], target[PATH_MAX];
-		const char *const *name = v->names;
-
-		while (*name && index--)
-			name++;
-		if (!(d->name = *name))
-			return -ENOENT;
-		kernel_path(v->path, d->name, child, 0);
-		d->type = find_vdir(child) ? DT_DIR : link_target(child, target) > 0 ? DT_LNK :
-			  !strcmp(v->path, "/dev") ? DT_CHR : DT_REG;
-		return 0;
-	}
-	if ((m = module_at(v->path, index))) {
-		d->name = m->name + strlen(v->path) + 1;
-		d->type = DT_REG;
-		return 0;
-	}
-	if (strcmp(v->path, "/bin") || !(d->name = bin_link_at(index - modules_in(v->path))))
-		return -ENOENT;
-	d->type = DT_LNK;
+	for (index -= 2; *name && index; index--)
+		name++;
+	if (!(d->name = *name))
+		return more_names(f->path, v, index, d);
+	kernel_path(f->path, d->name, child, 0);
+	d->type = find_vdir(child) ? DT_DIR : link_target(child, target) > 0 ? DT_LNK :
+		  !strcmp(f->path, "/dev") ? DT_CHR : DT_REG;
 	return 0;
 }
 
@@ -78,7 +91,7 @@ static void vdir_stat(struct file *f, struct stat *st)
 {
 	st->st_mode = S_IFDIR | 0555;
 	st->st_nlink = 2;
-	st->st_ino = (uint64_t)find_vdir(f->path) >> 4;
+	st->st_ino = path_ino(f->path);
 }
 
 static const struct file_ops vdir_ops = { .dirent = vdir_dirent, .stat = vdir_stat };

@@ -313,6 +313,8 @@ struct mm *mm_copy(struct mm *old)
 	mm->brk = old->brk;
 	mm->vdso_base = old->vdso_base;
 	mm->mmap_base = old->mmap_base;
+	mm->arg_start = old->arg_start;
+	mm->arg_end = old->arg_end;
 	for_each_vma_in(v, old, 0, USER_TOP) {
 		struct vma *n = kmalloc(sizeof(*n));
 

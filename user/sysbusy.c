@@ -1,4 +1,4 @@
-/* sysbusy: the calls Debian's busybox makes beyond the shell's: sendfile, readlink, robust lists, /dev, times, modes, owners. */
+/* sysbusy: what Debian's busybox asks beyond the shell's: sendfile, readlink, robust lists, /dev, times, modes, owners, /proc/PID. */
 #include "testutil.h"
 
 #define __NR_stat		4
@@ -17,6 +17,8 @@
 #define BAD_POINTER		8l	/* the unmapped first page */
 
 static char path[64], copy[64];	/* this run's files in /tmp */
+static int nargs;		/* main's argc and argv, for /proc/PID/cmdline */
+static char **args;
 static char data[3000];
 
 static long L(const void *p)
@@ -236,6 +238,127 @@ static int test_read_only_elsewhere(void)
 	       expect(syscall3(__NR_chown, L(self), 0, 0), -EROFS, "chown of a module");
 }
 
+/* The whole of a small file into buf (NUL-terminated): its length, or the error. */
+static long slurp(const char *file, char *buf, long size)
+{
+	long fd = open(file, O_RDONLY, 0), n, got = 0;
+
+	if (fd < 0)
+		return fd;
+	while (got < size - 1 && (n = read(fd, buf + got, size - 1 - got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = 0;
+	return got;
+}
+
+/* Field n (1 = pid) of a /proc/PID/stat line, as a number; after the ")" that ends the name. */
+static long stat_field(const char *line, int n)
+{
+	const char *p = line;
+	long v = 0, sign = 1;
+	int i;
+
+	for (const char *q = line; *q; q++)
+		if (*q == ')')
+			p = q + 2;		/* field 3, the state */
+	for (i = 3; i < n && *p; p++)
+		i += *p == ' ';
+	if (*p == '-')
+		sign = -1, p++;
+	while (*p >= '0' && *p <= '9')
+		v = v * 10 + *p++ - '0';
+	return sign * v;
+}
+
+/* /proc/PID of this process, and its stat, status, comm, cmdline in Linux's formats. */
+static int test_proc_pid_files(void)
+{
+	char file[64], stat[1024], comm[32], status[1024], line[64], cmdline[512], want[512];
+	long pid = getpid(), n, i, spaces = 0, len = 0;
+
+	snprintf(file, sizeof(file), "/proc/%ld/stat", pid);
+	if (!expect(slurp(file, stat, sizeof(stat)) > 0, 1, "read /proc/PID/stat") ||
+	    !expect(slurp("/proc/self/comm", comm, sizeof(comm)) > 1, 1, "read /proc/self/comm"))
+		return 0;
+	comm[strlen(comm) - 1] = 0;	/* the newline */
+	snprintf(line, sizeof(line), "%ld (%s) R ", pid, comm);
+	for (i = 0; stat[i]; i++)
+		spaces += stat[i] == ' ';
+	if (strncmp(stat, line, strlen(line)))
+		return ktap_fail("/proc/%ld/stat begins \"%.40s\", not \"%s\"", pid, stat, line);
+	snprintf(line, sizeof(line), "Name:\t%s\n", comm);
+	for (i = 0; i < nargs; i++)
+		len += snprintf(want + len, sizeof(want) - len, "%s", args[i]) + 1;
+	n = slurp("/proc/self/cmdline", cmdline, sizeof(cmdline));
+	return expect(spaces, 51, "52 fields") &&
+	       expect(stat_field(stat, 4), getppid(), "ppid") &&
+	       expect(stat_field(stat, 5), getpgrp(), "pgrp") &&
+	       expect(stat_field(stat, 6), getsid(0), "session") &&
+	       expect(stat_field(stat, 20), 1, "num_threads") &&
+	       expect(slurp("/proc/self/status", status, sizeof(status)) > 0, 1, "read status") &&
+	       expect(strncmp(status, line, strlen(line)), 0, "status begins Name:\tCOMM") &&
+	       expect(n, len, "cmdline: the arguments' length") &&
+	       expect(memcmp(cmdline, want, len), 0, "cmdline: the arguments, each ending in a NUL");
+}
+
+/* The state letter of /proc/PID/stat, waiting up to 2 s for want; 0 when there is no such file. */
+static char state_of(long pid, char want)
+{
+	char file[64], stat[1024];
+	int i;
+
+	snprintf(file, sizeof(file), "/proc/%ld/stat", pid);
+	for (i = 0; i < 200; i++) {
+		if (slurp(file, stat, sizeof(stat)) <= 0 || !strchr(stat, ')'))
+			return 0;
+		if (strchr(stat, ')')[2] == want)
+			break;
+		sleep_ns(10 * MSEC);
+	}
+	return strchr(stat, ')')[2];
+}
+
+/* A child's /proc/PID: asleep (S), a zombie (Z) until waited for, then gone; /proc lists it. */
+static int test_proc_pid_of_a_child(void)
+{
+	char buf[2048], name[16];
+	long pid, fd, n, off;
+	int p[2], status, listed = 0, ok;
+
+	if (pipe(p) < 0)
+		return ktap_fail("pipe failed");
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		read(p[0], buf, 1);
+		exit_group(0);
+	}
+	ok = expect(state_of(pid, 'S'), 'S', "the child waits on the pipe: S");
+	snprintf(name, sizeof(name), "%ld", pid);
+	fd = open("/proc", O_RDONLY | O_DIRECTORY, 0);
+	while ((n = syscall3(__NR_getdents64, fd, L(buf), sizeof(buf))) > 0)
+		for (off = 0; off < n; off += *(unsigned short *)(buf + off + 16))
+			listed |= !strcmp(buf + off + 19, name) && buf[off + 18] == 4;	/* DT_DIR */
+	close(fd);
+	close(p[1]);
+	return ok && expect(listed, 1, "/proc lists the child as a folder") &&
+	       expect(state_of(pid, 'Z'), 'Z', "exited, not waited for: Z") &&
+	       expect(wait4(pid, &status, 0, NULL), pid, "wait4") &&
+	       expect(state_of(pid, 0), 0, "waited for: no /proc/PID");
+}
+
+/* /proc/self is a link to this process's folder. */
+static int test_proc_self_link(void)
+{
+	char buf[32] = { 0 }, want[32];
+	long n = snprintf(want, sizeof(want), "%ld", getpid());
+
+	return expect(syscall3(__NR_readlink, L("/proc/self"), L(buf), sizeof(buf)), n,
+		      "readlink /proc/self") &&
+	       expect(strcmp(buf, want), 0, "/proc/self names this process");
+}
+
 static const struct test tests[] = {
 	{ "sendfile_file_to_pipe", test_sendfile_to_pipe },
 	{ "sendfile_file_to_file", test_sendfile_file_to_file },
@@ -248,6 +371,9 @@ static const struct test tests[] = {
 	{ "utimensat_chmod_fchmod", test_utimensat_chmod },
 	{ "chown_fchown", test_chown_fchown },
 	{ "read_only_outside_tmp", test_read_only_elsewhere, 1 },
+	{ "proc_pid_files", test_proc_pid_files },
+	{ "proc_pid_of_a_child", test_proc_pid_of_a_child },
+	{ "proc_self_link", test_proc_self_link },
 };
 
 int main(int argc, char **argv, char **envp)
@@ -258,6 +384,8 @@ int main(int argc, char **argv, char **envp)
 	if (argc == 2 && !strcmp(argv[1], "exit-42"))
 		return 42;
 	find_self(argv[0]);
+	nargs = argc;
+	args = argv;
 	snprintf(path, sizeof(path), "/tmp/sysbusy.%ld", pid);
 	snprintf(copy, sizeof(copy), "/tmp/sysbusy.%ld.copy", pid);
 	r = run_tests(tests, ARRAY_SIZE(tests));

@@ -63,6 +63,9 @@ static inline bool file_writable(const struct file *f)
 
 /* Generated /proc files (kernel/procfs.c): a kmalloc'd text, its length. */
 long procfs_generate(const char *path, char **text, size_t *len);
+struct process *procfs_process(const char *path, const char **rest);	/* of /proc/PID... */
+int procfs_pid_at(uint64_t i);		/* the i-th process of /proc, or 0 */
+const char *procfs_pid_file_at(uint64_t i);	/* the i-th name in /proc/PID, or NULL */
 
 /* /dev/null, /dev/zero and /dev/tty (kernel/dev.c); NULL with *err -ENOENT for another path. */
 struct file *dev_open(const char *path, long *err);

@@ -14,6 +14,7 @@ struct stat;
 long get_path(int dirfd, const char __user *upath, char *out, int flags);	/* the caller's view */
 long kernel_path(const char *cwd, const char *path, char *out, int flags);
 const char *in_tmp(const char *path);	/* the part below /tmp ("" or "/..."), or NULL */
+uint64_t path_ino(const char *path);	/* an inode number for a file that has none */
 
 /* kernel/sys_fs.c */
 long path_stat(const char *path, struct stat *st);

@@ -39,6 +39,7 @@ struct mm {
 	uint64_t brk_start, brk;
 	uint64_t vdso_base;
 	uint64_t mmap_base;		/* mmap areas grow down from here */
+	uint64_t arg_start, arg_end;	/* exec's argument strings, which /proc/PID/cmdline reads */
 	int refs;
 };
 
@@ -158,6 +159,7 @@ static inline struct process *current(void)
 struct process *proc_alloc(void);
 void proc_free(struct process *p);
 struct process *proc_find(int pid);
+int last_pid(void);
 __noreturn void proc_exit(int status);
 __noreturn void start_init(void);
 

@@ -15,6 +15,7 @@ struct dirent_out {
 	const char *name;
 	uint64_t ino;
 	uint8_t type;
+	char buf[16];		/* room for a name made on the spot (/proc's numbers) */
 };
 
 struct tnode;

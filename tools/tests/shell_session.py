@@ -276,6 +276,16 @@ def bb_redirection_into_tmp(c):
 
 
 @bb_init_step
+def bb_ps_lists_the_processes(c):
+    """ps reads /proc/PID: init (this sh) and a background sleep, by their command lines."""
+    # ps once the job runs sleep: before its exec it is still a copy of sh.
+    c.command("sleep 30 & until grep -q sleep /proc/$!/cmdline; do usleep 10000; done; ps; kill $!",
+              prompt=BB_PROMPT)
+    c.expect(r"^\s+1 root\s+/bin/busybox sh$")
+    c.expect(r"^\s+\d+ root\s+sleep 30$")
+
+
+@bb_init_step
 def bb_users_from_etc_passwd(c):
     """whoami and id read /etc/passwd and /etc/group (user/etc/)."""
     c.command("whoami; id; id user", prompt=BB_PROMPT)
