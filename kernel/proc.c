@@ -160,7 +160,9 @@ void proc_exit(int status)
 	if (leader->group_exiting)
 		leader->exit_status = leader->group_exit_status;
 	leader->state = PROC_ZOMBIE;
+	this_cpu()->wake_here = true;	/* this CPU is free right after: the parent may run here */
 	notify_parent(leader);
+	this_cpu()->wake_here = false;
 	schedule();			/* never to return: zombies do not run */
 	panic("a zombie ran");
 }

@@ -45,12 +45,18 @@ static void run(struct process *p)
 /*
  * A process became runnable: if a CPU that may run it is halted in its
  * idle loop, wake it with an IPI rather than leave it to its next tick.
+ * Not when the waker is exiting (a child waking its parent) and p may run
+ * here: this CPU is about to be free, and an IPI would only move p to
+ * another CPU, while this one halts (/proc/smpstat counted both).
  */
 void sched_wake(struct process *p)
 {
+	struct percpu *c = this_cpu();
 	int i;
 
 	p->state = PROC_RUNNABLE;
+	if (c->wake_here && (p->cpus_allowed & (1ul << c->cpu)))
+		return;
 	for (i = 0; i < nr_cpus; i++) {
 		if (READ_ONCE(cpus[i].idle) && (p->cpus_allowed & (1ul << i))) {
 			cpus[i].idle = false;

@@ -121,6 +121,7 @@ struct percpu {
 	uint64_t scheduler_context;	/* its saved rsp while a process runs */
 	bool need_resched;		/* set by the tick: yield on the way to user mode */
 	bool idle;			/* halted in the idle loop: a wakeup sends an IPI */
+	bool wake_here;			/* the waker exits: whom it wakes may run here */
 	int last_run;			/* index in proc_table of the last one run */
 	uint64_t pml4;			/* the address space in CR3 (arch/x86/tlb.c) */
 	/* Counts for /proc/smpstat (kernel/smpstat.c). */
