@@ -96,17 +96,11 @@ long sys_poll(struct pollfd __user *fds, unsigned int n, int timeout_ms)
 long sys_ppoll(struct pollfd __user *fds, unsigned int n, const struct timespec __user *uts,
 	       const uint64_t __user *umask, size_t setsize)
 {
-	struct timespec ts;
-	uint64_t deadline = 0;
+	uint64_t deadline;
 	long ret;
 
-	if (uts) {
-		if (copy_from_user(&ts, uts, sizeof(ts)))
-			return -EFAULT;
-		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (long)NSEC_PER_SEC)
-			return -EINVAL;
-		deadline = ktime_get_ns() + ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec + 1;
-	}
+	if ((ret = timeout_deadline(uts, &deadline)))
+		return ret;
 	if (!umask)
 		return do_poll(fds, n, deadline);
 	if ((ret = sigmask_set_temporary(umask, setsize)))

@@ -190,9 +190,9 @@ long sys_rt_sigtimedwait(const uint64_t __user *uset, siginfo_t __user *uinfo,
 			 const struct timespec __user *uts, size_t setsize)
 {
 	struct process *p = current();
-	uint64_t set, blocked = p->sig.blocked, deadline = 0;
-	struct timespec ts;
+	uint64_t set, blocked = p->sig.blocked, deadline;
 	siginfo_t info;
+	long err;
 	int sig;
 
 	if (setsize != sizeof(set))
@@ -200,18 +200,13 @@ long sys_rt_sigtimedwait(const uint64_t __user *uset, siginfo_t __user *uinfo,
 	if (copy_from_user(&set, uset, sizeof(set)))
 		return -EFAULT;
 	set &= ~UNBLOCKABLE;
-	if (uts) {
-		if (copy_from_user(&ts, uts, sizeof(ts)))
-			return -EFAULT;
-		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (long)NSEC_PER_SEC)
-			return -EINVAL;
-		deadline = ktime_get_ns() + ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec + 1;
-	}
+	if ((err = timeout_deadline(uts, &deadline)))
+		return err;
 	p->sig.blocked &= ~set;
 	p->sig.waiting_for = set;
 	while (!(sig = take(p, set, &info)) && !signal_pending(p) &&
-	       (!uts || ktime_get_ns() < deadline))
-		sleep_until(&p->sig, uts ? deadline : 0);
+	       (!deadline || ktime_get_ns() < deadline))
+		sleep_until(&p->sig, deadline);
 	p->sig.waiting_for = 0;
 	p->sig.blocked = blocked;
 	if (!sig)

@@ -83,6 +83,28 @@ static long read_request(const struct timespec __user *ureq, struct timespec *re
 	return 0;
 }
 
+/*
+ * The CLOCK_MONOTONIC deadline of a relative timeout (ppoll,
+ * rt_sigtimedwait), for sleeps where 0 means none: 0 without uts, and
+ * for a timeout too long to count in nanoseconds (over a century, as
+ * Linux saturates it); else now, the timeout and 1, never 0, so that a
+ * zero timeout still returns at once.
+ */
+long timeout_deadline(const struct timespec __user *uts, uint64_t *deadline)
+{
+	struct timespec ts;
+	long err;
+
+	*deadline = 0;
+	if (!uts)
+		return 0;
+	if ((err = read_request(uts, &ts)))
+		return err;
+	if (ts.tv_sec < (1l << 62) / NSEC_PER_SEC)
+		*deadline = ktime_get_ns() + ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec + 1;
+	return 0;
+}
+
 long sys_nanosleep(const struct timespec __user *ureq, struct timespec __user *rem)
 {
 	struct timespec req;

@@ -37,6 +37,7 @@ int do_clock_getres(clockid_t clock, struct timespec *res);	/* res may be NULL *
 int do_gettimeofday(struct timeval *tv, struct timezone *tz);	/* either may be NULL */
 time64_t ktime_get_real_seconds(void);	/* wall-clock seconds since the epoch */
 uint64_t ktime_get_ns(void);		/* CLOCK_MONOTONIC in nanoseconds */
+long timeout_deadline(const struct timespec __user *uts, uint64_t *deadline); /* 0: none */
 
 /* Timekeeping internals shared with the tick (kernel/time.c). */
 struct clocksource;

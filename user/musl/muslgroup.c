@@ -1,5 +1,6 @@
 /* muslgroup: an unmodified static musl program: a process's threads as a group: signals, exit, wait4, exec, /proc. */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -212,12 +213,14 @@ static void *worker_kills_later(void *arg)
 /*
  * sigtimedwait takes a blocked signal without its handler: one already
  * pending (raise: tkill), one that another thread sends to the process
- * while it waits, a SIGCHLD whose default is to ignore it; nothing within
- * the timeout is EAGAIN.
+ * while it waits (with a timeout too long to count in nanoseconds, which
+ * waits as long as needed), a SIGCHLD whose default is to ignore it;
+ * nothing within the timeout is EAGAIN.
  */
 static int test_sigtimedwait(void)
 {
 	struct timespec t0, zero = { 0, 0 }, five = { 5, 0 }, short_ = { 0, 50000000 };
+	struct timespec endless = { LONG_MAX, 999999999 };
 	siginfo_t si;
 	sigset_t set;
 	pthread_t t;
@@ -237,7 +240,7 @@ static int test_sigtimedwait(void)
 		return fail("sigtimedwait after raise(SIGUSR1): %d, si_signo %d, si_code %d", r,
 			    si.si_signo, si.si_code);
 	pthread_create(&t, NULL, worker_kills_later, NULL);
-	r = sigtimedwait(&set, &si, &five);
+	r = sigtimedwait(&set, &si, &endless);
 	pthread_join(t, NULL);
 	if (r != SIGUSR2 || si.si_code != SI_USER || si.si_pid != getpid())
 		return fail("sigtimedwait for a thread's kill(SIGUSR2): %d, si_code %d, si_pid %d",
