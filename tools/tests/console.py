@@ -19,8 +19,9 @@ class ConsoleTimeout(AssertionError):
 
 
 class Console:
-    def __init__(self, config):
+    def __init__(self, config, prompt=r"^\$ "):
         self.config = config
+        self.prompt = prompt    # the shell's, which command() waits for
         iso = harness.prepare(config)
         workdir = os.path.dirname(iso)
         self.log_path = os.path.join(workdir, "serial.log")
@@ -74,9 +75,9 @@ class Console:
         self.qemu.stdin.write(text.encode() if isinstance(text, str) else text)
         self.qemu.stdin.flush()
 
-    def command(self, line, timeout=30, prompt=r"^\$ "):
+    def command(self, line, timeout=30):
         """Wait for the next prompt, type a line, wait for its echo; its output comes after."""
-        self.expect(prompt, timeout)
+        self.expect(self.prompt, timeout)
         self.send(line + "\n")
         self.expect(re.escape(line) + r"\n", timeout)
 

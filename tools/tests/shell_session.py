@@ -61,18 +61,18 @@ class Session:
     status: object          # ccos's exit status, or None
 
 
-def _recover(c, prompt):
+def _recover(c):
     """After a failed step: interrupt what runs, and wait for a prompt."""
     c.send("\x03\n")
     try:
-        c.expect(prompt, 10)
+        c.expect(c.prompt, 10)
     except ConsoleTimeout:
         pass
 
 
 def run(config, ready, steps, prompt):
     """Boot config, wait for each pattern of ready in turn, then run the steps."""
-    c = Console(config)
+    c = Console(config, prompt)
     failures, skipped, results, ran = {}, {}, {}, set()
     try:
         c.expect(ready[0], 90)
@@ -88,7 +88,7 @@ def run(config, ready, steps, prompt):
                 skipped[fn.__name__] = str(e)
             except AssertionError as e:
                 failures[fn.__name__] = str(e)
-                _recover(c, prompt)
+                _recover(c)
     except ConsoleTimeout as e:
         failures["boot"] = str(e)
     finally:
@@ -215,20 +215,19 @@ def busybox_sh_interactive_with_ctrl_c(c):
     """busybox sh on the terminal: its line editing, a pipeline, ^C to a job, exit."""
     if not BUSYBOX:
         raise Skipped("no /bin/busybox on this host (tools/setup installs busybox-static)")
-    bb_prompt = r"# $"
     c.command("busybox sh")
-    c.expect(bb_prompt)
+    c.expect(BB_PROMPT)
     c.send("echo $((6 * 7)) | busybox wc -c\n")
     c.expect(r"^3$")
-    c.expect(bb_prompt)
+    c.expect(BB_PROMPT)
     # ccos's spin says so once it runs, in the group busybox made the foreground one.
     c.send("spin\n")
     c.expect(r"^spinning$")
     c.send("\x03")
-    c.expect(bb_prompt, 10)
+    c.expect(BB_PROMPT, 10)
     c.send("echo status $?\n")
     c.expect(r"^status 130$")
-    c.expect(bb_prompt)
+    c.expect(BB_PROMPT)
     c.send("exit\n")
 
 
@@ -257,21 +256,20 @@ def end_of_file_powers_off(c):
 
 @bb_init_step
 def bb_pipeline(c):
-    c.command("echo one two three | wc -w", prompt=BB_PROMPT)
+    c.command("echo one two three | wc -w")
     c.expect(r"^3$")
 
 
 @bb_init_step
 def bb_applet_links_in_bin(c):
-    """/bin/ls is a link to busybox; exec of it runs the ls applet."""
-    c.command("ls -l /bin/ls; /bin/ls -d /tmp", prompt=BB_PROMPT)
-    c.expect(r"^lrwxrwxrwx .* /bin/ls -> busybox$")
+    """Exec of the link /bin/ls runs busybox's ls applet (the shell session lists the link)."""
+    c.command("/bin/ls -d /tmp")
     c.expect(r"^/tmp$")
 
 
 @bb_init_step
 def bb_redirection_into_tmp(c):
-    c.command("seq 3 > /tmp/n; tac < /tmp/n | tr '\\n' ' '; echo", prompt=BB_PROMPT)
+    c.command("seq 3 > /tmp/n; tac < /tmp/n | tr '\\n' ' '; echo")
     c.expect(r"^3 2 1 $")
 
 
@@ -280,16 +278,16 @@ def bb_ps_lists_the_processes(c):
     """ps reads /proc/PID: init (this sh) and a background sleep, by their command lines."""
     # ps once the job runs sleep: before its exec it is still a copy of sh.
     # (A line shorter than the terminal's 80 columns: busybox's editing wraps longer ones.)
-    c.command("sleep 30 & until grep -q sl /proc/$!/cmdline; do usleep 9; done; ps", prompt=BB_PROMPT)
+    c.command("sleep 30 & until grep -q sl /proc/$!/cmdline; do usleep 9; done; ps")
     c.expect(r"^\s+1 root\s+/bin/busybox sh$")
     c.expect(r"^\s+\d+ root\s+sleep 30$")
-    c.command("kill $!", prompt=BB_PROMPT)
+    c.command("kill $!")
 
 
 @bb_init_step
 def bb_users_from_etc_passwd(c):
     """whoami and id read /etc/passwd and /etc/group (user/etc/)."""
-    c.command("whoami; id; id user", prompt=BB_PROMPT)
+    c.command("whoami; id; id user")
     c.expect(r"^root\nuid=0\(root\) gid=0\(root\)\nuid=1000\(user\) gid=1000\(user\) "
              r"groups=1000\(user\)$")
 
@@ -297,5 +295,5 @@ def bb_users_from_etc_passwd(c):
 @bb_init_step
 def bb_poweroff(c):
     """poweroff -f powers off (plain poweroff signals init, which is this sh: as on Linux, nothing)."""
-    c.command("poweroff -f", prompt=BB_PROMPT)
+    c.command("poweroff -f")
     c.expect(r"^ccos: reboot\(POWER_OFF\) from \S+\[\d+\]$")
