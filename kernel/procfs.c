@@ -12,6 +12,7 @@
 #include <ccos/lapic.h>
 
 #define MAPS_LINE_MAX	128	/* a line is at most 73 columns and a name */
+#define SMPSTAT_LINE_MAX 256	/* 63 columns of text, a CPU's number and 7 of at most 20 digits */
 
 /*
  * start-end perms offset dev inode, a space, then the name from column 74
@@ -188,7 +189,7 @@ static char *comm(struct process *p, size_t *len)
  */
 static char *smpstat(size_t *len)
 {
-	size_t size = nr_cpus * 128, n = 0;
+	size_t size = nr_cpus * SMPSTAT_LINE_MAX, n = 0;
 	char *buf = kmalloc(size);
 	int i;
 
