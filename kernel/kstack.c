@@ -75,7 +75,8 @@ void kstack_purge(void)
 
 	if (!nr_stale)
 		return;
-	write_cr3(read_cr3());	/* drops every translation here: ccos maps no global pages */
+	/* A CR3 load drops every translation but global ones (SDM Vol. 3A, 4.10.4.1); ccos maps none. */
+	write_cr3(read_cr3());
 	tlb_shootdown(kernel_pml4, KSTACK_AREA, KSTACK_AREA + NPROC * KSTACK_SLOT);
 	for (i = 0; i < nr_stale; i++)
 		frame_free(stale_frames[i]);

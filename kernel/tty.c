@@ -170,7 +170,9 @@ static void tty_input(char c)
  * (IER) is pending, and says which in its interrupt identification
  * register: bit 0 clear while one is. Only "received data" is enabled
  * here; it and the FIFO's character timeout end once the receive buffer
- * is read empty (the line status register's bit 0 says a byte waits).
+ * is read empty (the line status register's bit 0 says a byte waits), as
+ * the PC16550D datasheet's table of interrupt control functions gives
+ * their resets.
  * The I/O APIC pin and the 8259A are edge triggered: they see the line
  * rise, not stay up. So nothing may be left pending: this reads until
  * the IIR says none (a bound for a UART that never says so), or no new
