@@ -1,4 +1,4 @@
-/* Pipes: a 4 KiB ring between a read end and a write end; pipe and pipe2. */
+/* Pipes: a 4 KiB ring between a read end and a write end; pipe and pipe2, and /tmp's FIFOs. */
 #include <ccos/file.h>
 #include <ccos/tty.h>
 #include <ccos/syscall.h>
@@ -15,6 +15,8 @@ struct pipe {
 	char buf[PIPE_SIZE];
 	uint32_t rpos, wpos;	/* bytes read and written so far */
 	int readers, writers;	/* open ends */
+	unsigned int read_opens, write_opens;	/* a FIFO's opens so far, for the waits of open */
+	struct pipe **owner;	/* a FIFO's: its node's pointer to it, cleared when it goes */
 };
 
 static ssize_t pipe_read(struct file *f, char __user *ubuf, size_t n)
@@ -98,14 +100,15 @@ static void pipe_release(struct file *f)
 {
 	struct pipe *pp = f->priv;
 
-	if ((f->flags & O_ACCMODE) == O_WRONLY)
-		pp->writers--;
-	else
-		pp->readers--;
+	pp->writers -= (f->flags & O_ACCMODE) != O_RDONLY;
+	pp->readers -= (f->flags & O_ACCMODE) != O_WRONLY;
 	wakeup(pp);
 	poll_wake();
-	if (!pp->readers && !pp->writers)
-		kfree(pp);
+	if (pp->readers || pp->writers)
+		return;
+	if (pp->owner)
+		*pp->owner = NULL;
+	kfree(pp);
 }
 
 static void pipe_stat(struct file *f, struct stat *st)
@@ -124,6 +127,74 @@ static const struct file_ops pipe_write_ops = {
 	.write = pipe_write, .release = pipe_release, .poll = pipe_poll_write,
 	.stat = pipe_stat, .stream = true,
 };
+
+static const struct file_ops pipe_rdwr_ops = {
+	.read = pipe_read, .write = pipe_write, .release = pipe_release, .poll = pipe_poll_read,
+	.stat = pipe_stat, .stream = true,
+};
+
+/*
+ * open of a FIFO whose pipe is *slot (NULL until the first open; the
+ * node's). As Linux: O_RDONLY waits for a writer and O_WRONLY for a
+ * reader, unless O_NONBLOCK (then a writer without a reader is ENXIO);
+ * O_RDWR is both ends and never waits. The data goes with the last close.
+ */
+struct file *fifo_open(struct pipe **slot, int flags, long *err)
+{
+	int mode = flags & O_ACCMODE;
+	struct pipe *pp = *slot;
+	unsigned int *other, seen;
+	int *ends;
+	struct file *f;
+
+	if (!pp && !(pp = kzalloc(sizeof(*pp)))) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	*slot = pp;
+	pp->owner = slot;
+	if (mode == O_WRONLY && !pp->readers && (flags & O_NONBLOCK)) {
+		*err = -ENXIO;
+		f = NULL;
+	} else if (!(f = file_new(mode == O_RDONLY ? &pipe_read_ops : mode == O_WRONLY ?
+				  &pipe_write_ops : &pipe_rdwr_ops, NULL, 0))) {
+		*err = -ENOMEM;
+	}
+	if (!f) {
+		if (!pp->readers && !pp->writers) {
+			*slot = NULL;
+			kfree(pp);
+		}
+		return NULL;
+	}
+	f->priv = pp;
+	f->flags = mode;
+	pp->readers += mode != O_WRONLY;
+	pp->writers += mode != O_RDONLY;
+	pp->read_opens += mode != O_WRONLY;
+	pp->write_opens += mode != O_RDONLY;
+	wakeup(pp);
+	/* Until the other end is open, or was opened (and maybe closed) since. */
+	other = mode == O_RDONLY ? &pp->write_opens : &pp->read_opens;
+	ends = mode == O_RDONLY ? &pp->writers : &pp->readers;
+	for (seen = *other; mode != O_RDWR && !(flags & O_NONBLOCK) && !*ends && *other == seen;) {
+		sleep_on(pp);
+		if (signal_pending(current())) {
+			file_put(f);
+			*err = -EINTR;
+			return NULL;
+		}
+	}
+	*err = 0;
+	return f;
+}
+
+/* The node that owned a FIFO's pipe is gone: the open ends keep the pipe. */
+void fifo_orphan(struct pipe *pp)
+{
+	if (pp)
+		pp->owner = NULL;
+}
 
 long sys_pipe2(int __user *ufds, int flags)
 {

@@ -129,6 +129,7 @@ static struct file *open_path(const char *path, int flags, uint32_t mode, long *
 
 long sys_openat(int dirfd, const char __user *upath, int flags, unsigned int mode)
 {
+	flags &= ~O_PATH;	/* ccos has no O_PATH descriptors: kept for path_stat's own opens */
 	char path[PATH_MAX], target[PATH_MAX];
 	bool exclusive = (flags & O_CREAT) && (flags & O_EXCL);
 	struct file *f;
@@ -165,7 +166,7 @@ long sys_creat(const char __user *path, unsigned int mode)
 long path_stat(const char *path, struct stat *st)
 {
 	long err;
-	struct file *f = open_path(path, O_RDONLY, 0, &err);
+	struct file *f = open_path(path, O_RDONLY | O_PATH, 0, &err);	/* a FIFO's waits not */
 
 	if (!f)
 		return err;
@@ -250,6 +251,28 @@ long sys_mkdirat(int dirfd, const char __user *upath, unsigned int mode)
 	if (!(rel = in_tmp(path)))
 		return read_only(path) == -ENOENT ? -EROFS : -EEXIST;
 	return tmpfs_mkdir(rel, mode & ~current()->fs->umask);
+}
+
+/* mknod: a FIFO or a regular file in /tmp; there are no devices to make. */
+long sys_mknodat(int dirfd, const char __user *upath, unsigned int mode, unsigned int dev)
+{
+	char path[PATH_MAX];
+	uint32_t type = mode & S_IFMT;
+	long err;
+
+	(void)dev;
+	if (type && type != S_IFREG && type != S_IFIFO)
+		return type == S_IFCHR || type == 0060000 || type == 0140000 ? -EPERM : -EINVAL;
+	if ((err = get_path(dirfd, upath, path, 0)) < 0)
+		return err;
+	if (!in_tmp(path))
+		return read_only(path) == -ENOENT ? -EROFS : -EEXIST;
+	return tmpfs_mknod(in_tmp(path), (type ? type : S_IFREG) | (mode & 07777 & ~current()->fs->umask));
+}
+
+long sys_mknod(const char __user *path, unsigned int mode, unsigned int dev)
+{
+	return sys_mknodat(AT_FDCWD, path, mode, dev);
 }
 
 long sys_mkdir(const char __user *path, unsigned int mode)

@@ -17,6 +17,7 @@ struct tnode {
 	struct tnode *parent, *child, *next;	/* a directory's entries are a list */
 	uint8_t **pages;			/* a file's data, page by page */
 	char *link;				/* a symbolic link's target */
+	struct pipe *fifo;			/* a FIFO's pipe while it is open (kernel/pipe.c) */
 	size_t npages;
 	uint64_t size, ino;
 	int nlink, opens;
@@ -126,6 +127,7 @@ static void maybe_free(struct tnode *n)
 	kfree(n->pages);
 	kfree(n->link);
 	kfree(n->name);
+	fifo_orphan(n->fifo);
 	kfree(n);
 }
 
@@ -332,6 +334,8 @@ struct file *tmpfs_open(const char *rel, int flags, uint32_t mode, long *err)
 	}
 	if (*err)
 		return NULL;
+	if ((n->mode & S_IFMT) == S_IFIFO && !(flags & O_PATH))
+		return fifo_open(&n->fifo, flags, err);
 	if (!(f = file_new(&tmpfs_ops, NULL, 0))) {
 		*err = -ENOMEM;
 		maybe_free(n);
@@ -381,6 +385,14 @@ long tmpfs_mkdir(const char *rel, uint32_t mode)
 	struct tnode *n;
 
 	return make(rel, S_IFDIR | (mode & 07777), &n);
+}
+
+/* mknod: a regular file or a FIFO (S_IFIFO in mode). */
+long tmpfs_mknod(const char *rel, uint32_t mode)
+{
+	struct tnode *n;
+
+	return make(rel, mode, &n);
 }
 
 long tmpfs_symlink(const char *rel, const char *target)

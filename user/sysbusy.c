@@ -8,6 +8,7 @@
 #define __NR_fchmod		91
 #define __NR_chown		92
 #define __NR_fchown		93
+#define __NR_mknod		133
 #define __NR_readlinkat		267
 #define __NR_set_robust_list	273
 #define __NR_get_robust_list	274
@@ -15,6 +16,8 @@
 #define UTIME_NOW		((1l << 30) - 1)
 #define UTIME_OMIT		((1l << 30) - 2)
 #define BAD_POINTER		8l	/* the unmapped first page */
+#define S_IFIFO			0010000
+#define ENXIO			6
 
 static char path[64], copy[64];	/* this run's files in /tmp */
 static int nargs;		/* main's argc and argv, for /proc/PID/cmdline */
@@ -359,6 +362,40 @@ static int test_proc_self_link(void)
 	       expect(strcmp(buf, want), 0, "/proc/self names this process");
 }
 
+/* mkfifo: mknod(S_IFIFO) in /tmp; its opens wait for each other; bytes pass as in a pipe. */
+static int test_mkfifo(void)
+{
+	char fifo[80], buf[8] = { 0 };
+	struct stat st;
+	long pid, fd;
+	int status, ok;
+
+	snprintf(fifo, sizeof(fifo), "%s.fifo", path);
+	if (!expect(syscall3(__NR_mknod, L(fifo), S_IFIFO | 0644, 0), 0, "mknod(S_IFIFO)") ||
+	    !expect(syscall2(__NR_stat, L(fifo), L(&st)), 0, "stat") ||
+	    !expect(st.st_mode & S_IFMT, S_IFIFO, "a FIFO") ||
+	    !expect(syscall3(__NR_mknod, L(fifo), S_IFIFO | 0644, 0), -EEXIST, "mknod again") ||
+	    !expect(open(fifo, O_WRONLY | O_NONBLOCK, 0), -ENXIO, "O_NONBLOCK writer, no reader") ||
+	    !expect(close(open(fifo, O_RDONLY | O_NONBLOCK, 0)), 0, "O_NONBLOCK reader, no writer"))
+		return 0;
+	pid = fork();
+	if (pid == 0) {
+		long w = open(fifo, O_WRONLY, 0);	/* waits for the reader */
+
+		exit_group(w < 0 || write(w, "hello", 5) != 5);
+	}
+	fd = open(fifo, O_RDONLY, 0);			/* waits for the writer */
+	ok = expect(fd >= 0, 1, "open for reading, once a writer came") &&
+	     expect(read(fd, buf, 5), 5, "read the writer's bytes") &&
+	     expect(memcmp(buf, "hello", 5), 0, "hello") &&
+	     expect(wait4(pid, &status, 0, NULL), pid, "wait4") &&
+	     expect_exit(status, 0, "the writer") &&
+	     expect(read(fd, buf, 5), 0, "end of file once the writer closed");
+	close(fd);
+	syscall1(__NR_unlink, L(fifo));
+	return ok;
+}
+
 static const struct test tests[] = {
 	{ "sendfile_file_to_pipe", test_sendfile_to_pipe },
 	{ "sendfile_file_to_file", test_sendfile_file_to_file },
@@ -374,6 +411,7 @@ static const struct test tests[] = {
 	{ "proc_pid_files", test_proc_pid_files },
 	{ "proc_pid_of_a_child", test_proc_pid_of_a_child },
 	{ "proc_self_link", test_proc_self_link },
+	{ "mkfifo", test_mkfifo },
 };
 
 int main(int argc, char **argv, char **envp)

@@ -43,6 +43,7 @@ struct utsname {
 #define O_DIRECTORY	0200000
 #define O_NOFOLLOW	0400000
 #define O_CLOEXEC	02000000
+#define O_PATH		010000000
 #define AT_FDCWD	(-100)
 #define SEEK_SET	0
 #define SEEK_CUR	1

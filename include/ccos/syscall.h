@@ -43,6 +43,8 @@ long sys_newfstatat(int dirfd, const char __user *path, struct stat __user *st, 
 long sys_access(const char __user *path, int mode);
 long sys_faccessat(int dirfd, const char __user *path, int mode);
 long sys_faccessat2(int dirfd, const char __user *path, int mode, int flags);
+long sys_mknod(const char __user *path, unsigned int mode, unsigned int dev);
+long sys_mknodat(int dirfd, const char __user *path, unsigned int mode, unsigned int dev);
 long sys_mkdir(const char __user *path, unsigned int mode);
 long sys_mkdirat(int dirfd, const char __user *path, unsigned int mode);
 long sys_unlink(const char __user *path);

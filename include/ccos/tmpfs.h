@@ -28,6 +28,7 @@ int tmpfs_lookup(const char *rel, struct tnode **node);
 struct file *tmpfs_open(const char *rel, int flags, uint32_t mode, long *err);
 long tmpfs_mkdir(const char *rel, uint32_t mode);
 long tmpfs_symlink(const char *rel, const char *target);
+long tmpfs_mknod(const char *rel, uint32_t mode);
 long tmpfs_readlink(struct tnode *n, char *buf);
 long tmpfs_remove(const char *rel, bool dir);
 long tmpfs_rename(const char *from, const char *to);

@@ -285,6 +285,13 @@ def bb_ps_lists_the_processes(c):
 
 
 @bb_init_step
+def bb_mkfifo(c):
+    """mkfifo in /tmp: cat's open waits for the writer, then reads what it wrote."""
+    c.command("mkfifo /tmp/p; echo through > /tmp/p & cat /tmp/p")
+    c.expect(r"^through$")
+
+
+@bb_init_step
 def bb_users_from_etc_passwd(c):
     """whoami and id read /etc/passwd and /etc/group (user/etc/)."""
     c.command("whoami; id; id user")
