@@ -50,6 +50,7 @@ long sys_clock_getres(int clock, struct timespec __user *uts)
 }
 
 #define TIMER_ABSTIME	1
+#define FOREVER_SEC	((1l << 62) / NSEC_PER_SEC)	/* as Linux saturates, a time from here on is never */
 
 /*
  * Sleep until CLOCK_MONOTONIC reaches deadline (ns); the scheduler wakes
@@ -83,6 +84,14 @@ static long read_request(const struct timespec __user *ureq, struct timespec *re
 	return 0;
 }
 
+/* A time from now on CLOCK_MONOTONIC; never (~0) for one too long to count in nanoseconds. */
+static uint64_t after_now(const struct timespec *ts)
+{
+	if (ts->tv_sec >= FOREVER_SEC)
+		return ~0ull;
+	return ktime_get_ns() + ts->tv_sec * NSEC_PER_SEC + ts->tv_nsec;
+}
+
 /*
  * The CLOCK_MONOTONIC deadline of a relative timeout (ppoll,
  * rt_sigtimedwait), for sleeps where 0 means none: 0 without uts, and
@@ -93,6 +102,7 @@ static long read_request(const struct timespec __user *ureq, struct timespec *re
 long timeout_deadline(const struct timespec __user *uts, uint64_t *deadline)
 {
 	struct timespec ts;
+	uint64_t at;
 	long err;
 
 	*deadline = 0;
@@ -100,8 +110,8 @@ long timeout_deadline(const struct timespec __user *uts, uint64_t *deadline)
 		return 0;
 	if ((err = read_request(uts, &ts)))
 		return err;
-	if (ts.tv_sec < (1l << 62) / NSEC_PER_SEC)
-		*deadline = ktime_get_ns() + ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec + 1;
+	if ((at = after_now(&ts)) != ~0ull)
+		*deadline = at + 1;
 	return 0;
 }
 
@@ -112,7 +122,7 @@ long sys_nanosleep(const struct timespec __user *ureq, struct timespec __user *r
 
 	if (err)
 		return err;
-	return sleep_until_ns(ktime_get_ns() + req.tv_sec * NSEC_PER_SEC + req.tv_nsec, rem);
+	return sleep_until_ns(after_now(&req), rem);
 }
 
 long sys_clock_nanosleep(int clock, int flags, const struct timespec __user *ureq,
@@ -126,6 +136,8 @@ long sys_clock_nanosleep(int clock, int flags, const struct timespec __user *ure
 		return err;
 	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC && clock != CLOCK_BOOTTIME)
 		return -EINVAL;
+	if (req.tv_sec >= FOREVER_SEC)
+		return sleep_until_ns(~0ull, flags & TIMER_ABSTIME ? NULL : rem);
 	ns = req.tv_sec * NSEC_PER_SEC + req.tv_nsec;
 	if (flags & TIMER_ABSTIME) {	/* a time on `clock`: turn it into a monotonic deadline */
 		do_clock_gettime(clock, &now);

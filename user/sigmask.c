@@ -272,38 +272,46 @@ static int test_default_actions(void)
 	return 1;
 }
 
-/* A signal ends a sleep early: -EINTR after the handler ran. */
-static int eintr_child(void *unused)
+/*
+ * A signal ends a sleep early: -EINTR after the handler ran. Of 10 s, or
+ * (forever) of more nanoseconds than 64 bits count, which sleeps as long
+ * (18446744074 s is 2^64 ns and 0.29 s: not a sleep of 0.29 s).
+ */
+static int eintr_child(void *forever)
 {
-	struct timespec ts = { 10, 0 }, rem = { 0, 0 };
+	long secs = forever ? 18446744074l : 10;
+	struct timespec ts = { secs, 0 }, rem = { 0, 0 };
 	long r;
 
-	(void)unused;
 	set_handler(SIGUSR1, on_usr1_count, 0, 0);
 	r = nanosleep(&ts, &rem);
 	if (r != -EINTR)
-		return FAIL("nanosleep returned %ld, expected -EINTR", r);
+		return FAIL("nanosleep of %ld s returned %ld, expected -EINTR", secs, r);
 	if (usr1_count != 1)
 		return FAIL("the handler ran %d times", usr1_count);
-	if (rem.tv_sec > 10 || rem.tv_sec < 5)
-		return FAIL("rem %ld.%09ld s, expected a little under 10 s",
-			    rem.tv_sec, rem.tv_nsec);
+	if (forever ? rem.tv_sec < (1l << 32) : rem.tv_sec > 10 || rem.tv_sec < 5)
+		return FAIL("rem %ld.%09ld s, expected a little under %ld s",
+			    rem.tv_sec, rem.tv_nsec, secs);
 	return 0;
 }
 
 static int test_eintr(void)
 {
 	struct timespec ts = { 0, 30 * 1000000 };
-	long pid = fork();
+	long forever, pid;
 	int status;
 
-	if (pid == 0)
-		exit_group(eintr_child(NULL));
-	nanosleep(&ts, NULL);
-	kill(pid, SIGUSR1);
-	if (wait4(pid, &status, 0, NULL) != pid)
-		return ktap_fail("wait4 failed");
-	return status == 0 || ktap_fail("wait status %#x (see the # lines above)", status);
+	for (forever = 0; forever < 2; forever++) {
+		if ((pid = fork()) == 0)
+			exit_group(eintr_child((void *)forever));
+		nanosleep(&ts, NULL);
+		kill(pid, SIGUSR1);
+		if (wait4(pid, &status, 0, NULL) != pid)
+			return ktap_fail("wait4 failed");
+		if (status)
+			return ktap_fail("wait status %#x (see the # lines above)", status);
+	}
+	return 1;
 }
 
 /* Bad arguments to the signal calls: errors, never a crash. */
