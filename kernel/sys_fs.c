@@ -129,7 +129,6 @@ static struct file *open_path(const char *path, int flags, uint32_t mode, long *
 
 long sys_openat(int dirfd, const char __user *upath, int flags, unsigned int mode)
 {
-	flags &= ~O_PATH;	/* ccos has no O_PATH descriptors: kept for path_stat's own opens */
 	char path[PATH_MAX], target[PATH_MAX];
 	bool exclusive = (flags & O_CREAT) && (flags & O_EXCL);
 	struct file *f;
@@ -141,7 +140,8 @@ long sys_openat(int dirfd, const char __user *upath, int flags, unsigned int mod
 	/* As Linux: O_CREAT | O_EXCL never follows a link and finds the name taken. */
 	if (link_target(path, target) > 0)
 		return exclusive ? -EEXIST : -ELOOP;
-	if (!(f = open_path(path, flags, mode, &err)))
+	/* ccos has no O_PATH descriptors: the flag is kept for path_stat's own opens. */
+	if (!(f = open_path(path, flags & ~O_PATH, mode, &err)))
 		return err;
 	f->flags = flags & (O_ACCMODE | O_APPEND | O_NONBLOCK);
 	fd = fd_install(f);
