@@ -54,12 +54,12 @@ const char *bin_link_at(uint64_t i)
 	return NULL;
 }
 
+/* One pass over the names: every lookup of a /bin path that follows links asks. */
 static bool is_bin_link(const char *name)
 {
 	const char *link;
-	uint64_t i;
 
-	for (i = 0; (link = bin_link_at(i)); i++)
+	for (link = bin_links; link < bin_links + bin_links_size; link += strlen(link) + 1)
 		if (!strcmp(link, name))
 			return true;
 	return false;
