@@ -117,25 +117,26 @@ bool queue_signal_shared(struct process *p, int sig, const siginfo_t *info)
 	return true;
 }
 
+/* Take the lowest signal of allowed from one set: its number (info filled in), or 0. */
+static int take_from(uint64_t *set, const siginfo_t *infos, uint64_t allowed, siginfo_t *info)
+{
+	int sig;
+
+	if (!(*set & allowed))
+		return 0;
+	sig = __builtin_ctzl(*set & allowed) + 1;
+	*set &= ~SIGBIT(sig);
+	*info = infos[sig - 1];
+	return sig;
+}
+
 /* Take the lowest of allowed that waits for p, its own set first: its number (info filled in), or 0. */
 static int take(struct process *p, uint64_t allowed, siginfo_t *info)
 {
 	struct signal_state *s = shared(p);
-	int sig;
+	int sig = take_from(&p->sig.pending, p->sig.info, allowed, info);
 
-	if (p->sig.pending & allowed) {
-		sig = __builtin_ctzl(p->sig.pending & allowed) + 1;
-		p->sig.pending &= ~SIGBIT(sig);
-		*info = p->sig.info[sig - 1];
-		return sig;
-	}
-	if (s->shared_pending & allowed) {
-		sig = __builtin_ctzl(s->shared_pending & allowed) + 1;
-		s->shared_pending &= ~SIGBIT(sig);
-		*info = s->shared_info[sig - 1];
-		return sig;
-	}
-	return 0;
+	return sig ? sig : take_from(&s->shared_pending, s->shared_info, allowed, info);
 }
 
 /* Take the next signal p does not block: its number (info filled in), or 0. */
