@@ -21,7 +21,7 @@
  * (its lazy purge), a freed stack is unmapped and waits, its slot out of
  * use, until KSTACK_LAZY have gathered or a new process finds no other
  * slot: then one flush of the whole range on every CPU lets them all go.
- * /proc/meminfo counts their frames as free (kstack_waiting_frames).
+ * MemFree counts their frames as free (mem_free_bytes).
  *
  * Lock rule: the kernel lock.
  */

@@ -88,15 +88,14 @@ static char *maps(struct process *p, size_t *len)
 
 /*
  * Linux's first lines of /proc/meminfo: all the frames, and the free ones
- * with the kernel heap's free blocks (mem_free_bytes), so that MemFree
- * comes back exactly once everything taken is given back, however much
- * the heap grew meanwhile. The frames of freed kernel stacks that wait
- * for their flush count as free too.
+ * with the kernel heap's free blocks and the kernel stacks that wait for
+ * their flush (mem_free_bytes), so that MemFree comes back exactly once
+ * everything taken is given back, however much the heap grew meanwhile.
  */
 static char *meminfo(size_t *len)
 {
 	char *buf = kmalloc(256);
-	size_t free = mem_free_bytes() + kstack_waiting_frames() * PAGE_SIZE;
+	size_t free = mem_free_bytes();
 
 	if (buf)
 		*len = snprintf(buf, 256, "MemTotal:       %8lu kB\nMemFree:        %8lu kB\n",

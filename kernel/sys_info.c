@@ -25,7 +25,7 @@ long sys_sysinfo(struct sysinfo __user *uinfo)
 
 	info.uptime = (ktime_get_ns() + NSEC_PER_SEC - 1) / NSEC_PER_SEC;	/* rounded up */
 	info.totalram = (frames_free() + frames_used()) * PAGE_SIZE;
-	info.freeram = mem_free_bytes() + kstack_waiting_frames() * PAGE_SIZE;	/* as MemFree */
+	info.freeram = mem_free_bytes();	/* as MemFree */
 	for (p = proc_table; p < proc_table + NPROC; p++)
 		if (p->state != PROC_UNUSED)
 			info.procs++;

@@ -3,6 +3,7 @@
 #include <ccos/printk.h>
 #include <ccos/lib.h>
 #include <ccos/spinlock.h>
+#include <ccos/proc.h>
 
 /*
  * Every block starts with a header and ends with a canary right after the
@@ -138,10 +139,12 @@ void kfree(void *p)
 }
 
 /*
- * Free memory: the free frames and the heap's free blocks, which it keeps
- * rather than giving back. Read together under heap_lock, so that a
- * refill (a frame from one to the other) is counted once: the sum only
- * moves when memory is really taken or given back.
+ * Free memory, what MemFree and sysinfo's freeram report: the free frames,
+ * the heap's free blocks, which it keeps rather than giving back, and the
+ * frames of freed kernel stacks that wait for their flush (kernel/kstack.c).
+ * Frames and heap are read together under heap_lock, so that a refill (a
+ * frame from one to the other) is counted once: the sum only moves when
+ * memory is really taken or given back.
  */
 size_t mem_free_bytes(void)
 {
@@ -150,5 +153,5 @@ size_t mem_free_bytes(void)
 	spin_lock(&heap_lock);
 	n = frames_free() * PAGE_SIZE + free_bytes;
 	spin_unlock(&heap_lock);
-	return n;
+	return n + kstack_waiting_frames() * PAGE_SIZE;
 }

@@ -76,6 +76,6 @@ void *kmalloc(size_t size);
 void *kzalloc(size_t size);
 void kfree(void *p);
 const char *kmalloc_check(const void *p);
-size_t mem_free_bytes(void);		/* free frames and the heap's free blocks */
+size_t mem_free_bytes(void);		/* free frames, the heap's free blocks, unflushed kernel stacks */
 
 #endif
