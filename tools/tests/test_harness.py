@@ -209,6 +209,20 @@ def test_summary_collection_error(tmp_path):
         (1, "0 passed, 1 failed")
 
 
+def test_summary_sums_files(tmp_path):
+    """CI's two runs (this machine, the Debian 13 root) give one line; a missing file fails it."""
+    for name, cases in (("a.xml", '<testcase name="a"/><testcase name="b"/>'),
+                        ("b.xml", '<testcase name="c"><failure message="x"/></testcase>')):
+        (tmp_path / name).write_text(JUNIT % (0, cases))
+    tool = os.path.join(harness.ROOT, "tools", "summary")
+    r = subprocess.run([sys.executable, tool, str(tmp_path / "a.xml"), str(tmp_path / "b.xml")],
+                       stdout=subprocess.PIPE, text=True)
+    assert (r.returncode, r.stdout.strip()) == (1, "2 passed, 1 failed")
+    r = subprocess.run([sys.executable, tool, str(tmp_path / "a.xml"), str(tmp_path / "none.xml")],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert (r.returncode, r.stdout.strip()) == (1, "2 passed, 1 failed")
+
+
 def test_summary_missing_file(tmp_path):
     r = subprocess.run([sys.executable, os.path.join(harness.ROOT, "tools", "summary"),
                         str(tmp_path / "none.xml")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
