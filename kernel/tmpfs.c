@@ -97,24 +97,27 @@ static int grow(struct tnode *n, uint64_t len)
 {
 	size_t want = (len + PAGE_SIZE - 1) / PAGE_SIZE;
 
+	uint8_t **pages;
+
+	/* A write inside the pages the file has needs none: without this
+	 * return, want - npages below wrapped and every such write "did not
+	 * fit" (issue 28). */
+	if (want <= n->npages)
+		return 0;
 	if (want > TMPFS_MAX_PAGES || want - n->npages > TMPFS_MAX_PAGES - pages_used)
 		return -ENOSPC;
-	if (want > n->npages) {
-		uint8_t **pages = kmalloc(want * sizeof(*pages));
+	if (!(pages = kmalloc(want * sizeof(*pages))))
+		return -ENOMEM;
+	memcpy(pages, n->pages, n->npages * sizeof(*pages));
+	kfree(n->pages);
+	n->pages = pages;
+	while (n->npages < want) {
+		uint64_t frame = frame_alloc();
 
-		if (!pages)
+		if (!frame)
 			return -ENOMEM;
-		memcpy(pages, n->pages, n->npages * sizeof(*pages));
-		kfree(n->pages);
-		n->pages = pages;
-		while (n->npages < want) {
-			uint64_t frame = frame_alloc();
-
-			if (!frame)
-				return -ENOMEM;
-			n->pages[n->npages++] = phys_to_virt(frame);
-			pages_used++;
-		}
+		n->pages[n->npages++] = phys_to_virt(frame);
+		pages_used++;
 	}
 	return 0;
 }
@@ -228,7 +231,7 @@ static ssize_t tmpfs_write(struct file *f, const char __user *buf, size_t len)
 		return 0;
 	if ((err = grow(n, f->offset + len)) < 0) {
 		/* As Linux: write what fits, and ENOSPC only when nothing did. */
-		len = n->npages * PAGE_SIZE > f->offset ? n->npages * PAGE_SIZE - f->offset : 0;
+		len = n->npages * PAGE_SIZE > f->offset ? MIN(len, n->npages * PAGE_SIZE - f->offset) : 0;
 		if (!len)
 			return err;
 	}

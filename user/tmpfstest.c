@@ -56,6 +56,37 @@ static int test_create_write_read(void)
 	       expect(open("/tmp/a", O_RDONLY, 0), -ENOENT, "open after unlink");
 }
 
+/* A write inside the file's pages writes what it is given and no more:
+ * each rewrite is checked byte for byte against a copy kept here. */
+static int test_rewrite_in_place(void)
+{
+	static char want[3 * 4096], got[sizeof(want)];
+	static const struct { long at, len; } writes[] = {
+		{ 0, 2 }, { 4095, 2 }, { 8000, 100 }, { 12287, 1 }, { 12000, 288 },
+	};
+	long fd = open("/tmp/rw", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	size_t i;
+
+	memset(want, 'a', sizeof(want));
+	if (!expect(write(fd, want, sizeof(want)), sizeof(want), "write 12,288 bytes"))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(writes); i++) {
+		long at = writes[i].at, len = writes[i].len;
+
+		memset(want + at, '0' + i, len);
+		if (!expect(lseek(fd, at, SEEK_SET), at, "lseek") ||
+		    !expect(write(fd, want + at, len), len, "rewrite returns its length") ||
+		    !expect(lseek(fd, 0, SEEK_SET), 0, "lseek 0") ||
+		    !expect(read(fd, got, sizeof(got)), sizeof(got), "read the file") ||
+		    !expect(lseek(fd, 0, SEEK_END), sizeof(want), "the size stays"))
+			return 0;
+		if (memcmp(got, want, sizeof(got)))
+			return ktap_fail("rewrite %zu at %ld: the file differs from what was written", i, at);
+	}
+	close(fd);
+	return expect(syscall1(__NR_unlink, L("/tmp/rw")), 0, "unlink");
+}
+
 static int test_directories(void)
 {
 	char buf[512];
@@ -189,6 +220,7 @@ static int test_no_leak(void)
 
 static const struct test tests[] = {
 	{ "create_write_read_truncate_unlink", test_create_write_read },
+	{ "rewrite_in_place_byte_for_byte", test_rewrite_in_place },
 	{ "mkdir_getdents_rename_rmdir", test_directories },
 	{ "cwd_access_umask_readonly", test_cwd },
 	{ "bad_pointers", test_bad_pointers },
