@@ -11,18 +11,22 @@ static bool alive(const struct process *p)
 }
 
 /*
- * Linux's init is protected (SIGNAL_UNKILLABLE): a signal sent to it whose
- * action is the default one is dropped, SIGKILL included, so that no
- * program can end the system by accident. Only a handler it installed
- * runs.
+ * Linux's init is protected (SIGNAL_UNKILLABLE): a signal a program sends
+ * to any of its threads whose action is the default one is dropped,
+ * SIGKILL included, so that no program can end the system. Only a handler
+ * init installed runs. Every sender from user space asks here: kill and
+ * the terminal's signals below, tkill and tgkill (kernel/thread.c).
  */
+bool init_protected(const struct process *p, int sig)
+{
+	return init_process && p->tgid == init_process->tgid &&
+	       init_process->sig.action[sig - 1].handler == SIG_DFL;
+}
+
 static void send_from_user(struct process *p, int sig, const siginfo_t *info)
 {
-	if (!sig)
-		return;
-	if (p == init_process && p->sig.action[sig - 1].handler == SIG_DFL)
-		return;
-	send_signal(p, sig, info);
+	if (sig && !init_protected(p, sig))
+		send_signal(p, sig, info);
 }
 
 /*

@@ -108,7 +108,11 @@ static bool setup_frame(struct process *p, struct k_sigaction *ka, const siginfo
 	f.uc.uc_sigmask = old_mask;
 	f.info = *info;
 
-	__asm__ volatile("fxsave64 %0" : "=m"(fpu));
+	/* fxsave64 writes bytes 0-415 only (SDM Vol. 1 Table 10-2); the rest
+	 * would carry this stack's old bytes to user space. Zero there also
+	 * says "no XSAVE state" (no FP_XSTATE_MAGIC1 at 464), as ccos saves none. */
+	memset(fpu + 416, 0, sizeof(fpu) - 416);
+	__asm__ volatile("fxsave64 %0" : "+m"(fpu));
 	if (copy_to_user((void __user *)fpstate, fpu, sizeof(fpu)) ||
 	    copy_to_user((void __user *)frame, &f, sizeof(f)))
 		return false;

@@ -192,7 +192,7 @@ static long send_to_thread(int tgid, int tid, int sig)
 	if (!p || (tgid >= 0 && tgid != p->tgid))
 		return -ESRCH;
 	info.kill.pid = current()->tgid;
-	if (sig && live(p))
+	if (sig && live(p) && !init_protected(p, sig))
 		send_signal_thread(p, sig, &info);
 	return 0;
 }

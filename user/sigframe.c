@@ -471,6 +471,40 @@ static int test_sigreturn_unmapped_frame(void)
 	return forged_dies(FORGE_UNMAPPED_FRAME, SIGSEGV, 0);
 }
 
+/* ---- no kernel bytes in the frame ---- */
+
+/*
+ * fxsave fills 416 of the FPU area's 512 bytes (SDM Vol. 1 Table 10-2:
+ * 416-463 reserved, 464-511 free for software). The kernel must zero them
+ * or write Linux's fx_sw_bytes (from 464, starting with FP_XSTATE_MAGIC1,
+ * where it saved with XSAVE): before issue 28 ccos left 96 bytes of its
+ * own stack there, kernel addresses and all.
+ */
+#define FP_XSTATE_MAGIC1	0x46505853u
+static uint32_t fp_tail[24];
+
+static void on_usr_copy_fp_tail(int sig, siginfo_t *si, void *ctx)
+{
+	(void)sig, (void)si;
+	memcpy(fp_tail, ((ucontext_t *)ctx)->uc_mcontext.fpstate->reserved, sizeof(fp_tail));
+}
+
+static int test_fpu_area_tail(void)
+{
+	int i, ok = 1;
+
+	set_handler(SIGUSR1, on_usr_copy_fp_tail, 0, 0);
+	syscall2(__NR_kill, syscall0(__NR_getpid), SIGUSR1);
+	for (i = 0; i < 24; i++) {
+		int sw_bytes = !on_ccos() && i >= 12 && fp_tail[12] == FP_XSTATE_MAGIC1;
+
+		if (fp_tail[i] && !sw_bytes && (on_ccos() || i >= 12))
+			ok = ktap_fail("FPU area byte %d: %#x, expected 0%s", 416 + 4 * i,
+				       fp_tail[i], i >= 12 ? " or fx_sw_bytes" : "");
+	}
+	return ok;
+}
+
 /* ---- the table ---- */
 
 static const struct test tests[] = {
@@ -489,6 +523,7 @@ static const struct test tests[] = {
 	{ "forged_frame_noncanonical_rsp", test_forged_noncanonical_rsp },
 	{ "forged_frame_kernel_fpstate", test_forged_kernel_fpstate },
 	{ "sigreturn_unmapped_frame", test_sigreturn_unmapped_frame },
+	{ "fpu_area_tail_zero_no_kernel_bytes", test_fpu_area_tail },
 };
 
 int main(int argc, char **argv, char **envp)

@@ -117,6 +117,11 @@ struct trap_frame;
  * the first of its threads that does not block it takes it (kernel/thread.c).
  */
 void send_signal(struct process *p, int sig, const siginfo_t *info);
+/*
+ * Whether a signal a program sends must be dropped because p belongs to
+ * init (kernel/pgrp.c): the one check kill, tkill and tgkill all make.
+ */
+bool init_protected(const struct process *p, int sig);
 /* Queue sig for the thread p alone (tkill, a fault, SIGPIPE). */
 void send_signal_thread(struct process *p, int sig, const siginfo_t *info);
 /* kernel/sigqueue.c: the process's set, a thread woken for it, the next to deliver. */
