@@ -11,9 +11,11 @@ long sys_gettimeofday(struct timeval __user *utv, struct timezone __user *utz)
 	struct timezone tz;
 
 	do_gettimeofday(&tv, &tz);
-	if (utv && copy_to_user(utv, &tv, sizeof(tv)))
+	/* A field at a time, as Linux does: a mov each, not a copy loop. */
+	if (utv && (put_user(tv.tv_sec, &utv->tv_sec) || put_user(tv.tv_usec, &utv->tv_usec)))
 		return -EFAULT;
-	if (utz && copy_to_user(utz, &tz, sizeof(tz)))
+	if (utz && (put_user(tz.tz_minuteswest, &utz->tz_minuteswest) ||
+		    put_user(tz.tz_dsttime, &utz->tz_dsttime)))
 		return -EFAULT;
 	return 0;
 }

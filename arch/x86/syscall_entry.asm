@@ -49,7 +49,8 @@ syscall_entry:
 	jnz .iret
 	cmp qword [rsp + TF_CS], USER_CS
 	jne .iret
-	; Only a rip in the user half (below 2^47) is certainly canonical.
+	; Only a rip in the user half (below 2^47) is certainly canonical;
+	; trap_return sees to the others.
 	mov rax, rcx
 	shr rax, 47
 	jnz .iret

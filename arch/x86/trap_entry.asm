@@ -71,14 +71,29 @@ trap_common:
 	; and on into trap_return
 
 ; Also the first return of a new process: its kernel stack holds a frame.
+; A return to user mode whose rip is above the user half (the vsyscall
+; page, or 0x800000000000 after a syscall or int3 at the very end of user
+; space) first goes through return_to_user_work: iretq to a non-canonical
+; rip raises #GP in ring 0, before it reaches user mode (SDM Vol. 2A
+; IRET), so deliver_signals makes it the SIGSEGV it would be in user mode.
 global trap_return
 trap_return:
-	pop_registers
-	test qword [rsp + TF_CS - TF_VECTOR], 3
+	test qword [rsp + TF_CS], 3
 	jz .to_kernel
+	mov rax, [rsp + TF_RIP]
+	shr rax, 47
+	jz .to_user
+	mov rdi, rsp
+	extern return_to_user_work
+	call return_to_user_work
+.to_user:
+	pop_registers
 	swapgs
-.to_kernel:
 	add rsp, 16			; vector and error code
+	iretq
+.to_kernel:
+	pop_registers
+	add rsp, 16
 	iretq
 
 ; NMI, #DF, #MC. From user mode they take the ordinary path. From the

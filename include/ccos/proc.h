@@ -231,18 +231,17 @@ yes:
 
 /*
  * The last step before any return to user mode. Most returns have nothing
- * to do: no reschedule asked for, no signal queued, a rip in the user
- * half. Anything else (a rip in the vsyscall page, or not canonical) is
- * for deliver_signals to sort out. A mask to put back needs no test of
- * its own: rt_sigsuspend and ppoll leave restore_mask set only when they
- * return with a signal pending.
+ * to do: no reschedule asked for, no signal queued (the two pending sets
+ * are or-ed, one test for both). A mask to put back needs no test of its
+ * own: rt_sigsuspend and ppoll leave restore_mask set only when they
+ * return with a signal pending. A rip above the user half is the way
+ * out's to test (trap_return), where the sysret path tests it anyway.
  */
 static inline void return_to_user(struct trap_frame *tf)
 {
 	struct process *p = current();
 
-	if (need_resched() || p->sig.pending || p->group_leader->sig.shared_pending ||
-	    tf->rip >= USER_TOP)
+	if (need_resched() || (p->sig.pending | p->group_leader->sig.shared_pending))
 		return_to_user_work(tf);
 }
 
