@@ -31,7 +31,7 @@ static ssize_t pipe_read(struct file *f, char __user *ubuf, size_t n)
 			return -EAGAIN;
 		sleep_on(pp);
 		if (signal_pending(current()))
-			return -EINTR;
+			return -ERESTARTSYS;
 	}
 	while (got < n && pp->rpos != pp->wpos) {
 		uint32_t at = pp->rpos % PIPE_SIZE;
@@ -66,7 +66,7 @@ static ssize_t pipe_write(struct file *f, const char __user *ubuf, size_t n)
 				return done ? (ssize_t)done : -EAGAIN;
 			sleep_on(pp);
 			if (signal_pending(current()))
-				return done ? (ssize_t)done : -EINTR;
+				return done ? (ssize_t)done : -ERESTARTSYS;
 			continue;
 		}
 		len = MIN(n - done, MIN(PIPE_SIZE - (pp->wpos - pp->rpos), PIPE_SIZE - at));
@@ -181,7 +181,7 @@ struct file *fifo_open(struct pipe **slot, int flags, long *err)
 		sleep_on(pp);
 		if (signal_pending(current())) {
 			file_put(f);
-			*err = -EINTR;
+			*err = -ERESTARTSYS;
 			return NULL;
 		}
 	}

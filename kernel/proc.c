@@ -230,7 +230,7 @@ long sys_wait4(int pid, int __user *ustatus, int options, void __user *rusage)
 			return 0;
 		sleep_on(p);
 		if (signal_pending(current()))
-			return -EINTR;
+			return -ERESTARTSYS;
 	}
 }
 

@@ -149,6 +149,27 @@ static void set_blocked(struct process *p, uint64_t mask)
 		signal_retarget(p, more);
 }
 
+/*
+ * A system call that a signal interrupted (-ERESTARTSYS) runs again, from
+ * its syscall instruction (0f 05, two bytes back) with its number in rax
+ * again, when the handler has SA_RESTART or no handler runs; otherwise it
+ * returns -EINTR (Linux's handle_signal and arch_do_signal_or_restart).
+ * This comes before the frame is built, so that rt_sigreturn goes back to
+ * the restart.
+ */
+static void syscall_restart(struct trap_frame *tf, bool restart)
+{
+	if (tf->vector != SYSCALL_MARK || tf->error_code == NO_SYSCALL ||
+	    tf->rax != (uint64_t)-ERESTARTSYS)
+		return;
+	if (restart) {
+		tf->rax = tf->error_code;
+		tf->rip -= 2;
+	} else {
+		tf->rax = -EINTR;
+	}
+}
+
 /* Act on the pending signals: true when a handler's frame is built (one handler at a time). */
 static bool handle_pending(struct process *p, struct trap_frame *tf)
 {
@@ -165,6 +186,7 @@ static bool handle_pending(struct process *p, struct trap_frame *tf)
 		}
 		if (ka->handler == SIG_IGN)
 			continue;
+		syscall_restart(tf, ka->flags & SA_RESTART);
 		if (!setup_frame(p, ka, &info, tf))
 			do_group_exit(SIGSEGV);	/* no usable stack for the frame */
 		set_blocked(p, p->sig.blocked | ka->mask |
@@ -184,6 +206,7 @@ void deliver_signals(struct trap_frame *tf)
 
 	if (handle_pending(p, tf))
 		return;
+	syscall_restart(tf, true);
 	/*
 	 * iretq raises #GP in ring 0, before it reaches user mode, when the
 	 * rip it returns to is not canonical (SDM Vol. 2A IRET). A syscall
@@ -248,6 +271,7 @@ long sys_rt_sigreturn(void)
 	tf->rflags = (tf->rflags & ~USER_RFLAGS) | (sc->eflags & USER_RFLAGS) | RFLAGS_IF;
 	tf->cs = USER_CS;
 	tf->ss = USER_DS;
+	tf->error_code = NO_SYSCALL;	/* its rax is the frame's, no call to restart */
 	if (sc->fpstate) {
 		uint32_t mxcsr;
 

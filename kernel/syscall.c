@@ -201,6 +201,15 @@ void syscall_dispatch(struct trap_frame *tf)
 							       tf->r8, tf->r9)
 					   : -ENOSYS;
 		unlock_kernel();
+		/*
+		 * A call a signal interrupted: deliver_signals restarts it or
+		 * makes it -EINTR, even when no signal is left to deliver (another
+		 * thread took it). Only here: the lockless calls do not sleep.
+		 */
+		if (tf->rax == (uint64_t)-ERESTARTSYS) {
+			return_to_user_work(tf);
+			return;
+		}
 	}
 	return_to_user(tf);
 }

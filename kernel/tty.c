@@ -239,7 +239,7 @@ static long wait_input(struct file *f)
 			return -EAGAIN;
 		sleep_until(&tty, deadline);
 		if (signal_pending(current()))
-			return -EINTR;
+			return -ERESTARTSYS;
 	}
 	return 1;
 }

@@ -1,4 +1,4 @@
-/* sigstate: CPU state across kernel entries: FPU and SSE registers, EFLAGS.NT, 32-bit SYSCALL, the top of user space. */
+/* sigstate: CPU state across kernel entries: FPU and SSE registers, EFLAGS.NT, 32-bit SYSCALL, the top of user space, restarted calls. */
 #include "sigutil.h"
 
 /*
@@ -324,12 +324,71 @@ static int test_last_page_syscall(void)
 
 /* ---- the table ---- */
 
+/*
+ * SA_RESTART: a read of a pipe and a wait4 that a handler's signal
+ * interrupts go on once the handler has run (musl's signal() sets the
+ * flag); without it they return -EINTR. A child signals its parent once
+ * the parent sleeps, waits for the handler to say it ran, then writes to
+ * the pipe or exits.
+ */
+static int ack[2];
+
+static void on_usr1_ack(int sig, siginfo_t *si, void *ctx)
+{
+	(void)sig, (void)si, (void)ctx;
+	write(ack[1], "h", 1);
+}
+
+static long interrupted_by_child(int data_fd)
+{
+	long parent = getpid(), pid;
+	char c;
+
+	if ((pid = fork()) == 0) {
+		state_of(parent, 'S');
+		kill(parent, SIGUSR1);
+		read(ack[0], &c, 1);
+		if (data_fd >= 0)
+			write(data_fd, "x", 1);
+		exit_group(7);
+	}
+	return pid;
+}
+
+static int test_sa_restart(void)
+{
+	int data[2], status = -1;
+	long pid, r;
+	char c = 0;
+
+	if (pipe(ack) || pipe(data) || set_handler(SIGUSR1, on_usr1_ack, SA_RESTART, 0))
+		return ktap_fail("pipe or rt_sigaction failed");
+	pid = interrupted_by_child(data[1]);
+	r = read(data[0], &c, 1);
+	wait4(pid, &status, 0, NULL);
+	if (!expect(r, 1, "read of a pipe, interrupted by an SA_RESTART handler") ||
+	    !expect(c, 'x', "... the byte the child wrote after the handler ran"))
+		return 0;
+	pid = interrupted_by_child(-1);
+	r = wait4(pid, &status, 0, NULL);
+	if (!expect(r, pid, "wait4, interrupted by an SA_RESTART handler") ||
+	    !expect_exit(status, 7, "... the child's status"))
+		return 0;
+	set_handler(SIGUSR1, on_usr1_ack, 0, 0);
+	pid = interrupted_by_child(data[1]);
+	r = read(data[0], &c, 1);
+	wait4(pid, &status, 0, NULL);
+	return expect(r, -EINTR, "read of a pipe, interrupted by a handler without SA_RESTART") &&
+	       expect(read(data[0], &c, 1), 1, "the byte written after it");
+}
+
 static const struct test tests[] = {
 	{ "fpu_sse_across_handler", test_fpu_across_handler },
 	{ "fpu_sse_across_context_switch", test_fpu_context_switch },
 	{ "nt_flag_then_syscall", test_nt_flag_syscall },
 	{ "syscall_from_32bit_mode", test_compat_syscall },
 	{ "syscall_at_end_of_user_space", test_last_page_syscall },
+	{ "sa_restart_read_and_wait4", test_sa_restart },
 };
 
 int main(int argc, char **argv, char **envp)

@@ -241,20 +241,6 @@ static int test_read_only_elsewhere(void)
 	       expect(syscall3(__NR_chown, L(self), 0, 0), -EROFS, "chown of a module");
 }
 
-/* The whole of a small file into buf (NUL-terminated): its length, or the error. */
-static long slurp(const char *file, char *buf, long size)
-{
-	long fd = open(file, O_RDONLY, 0), n, got = 0;
-
-	if (fd < 0)
-		return fd;
-	while (got < size - 1 && (n = read(fd, buf + got, size - 1 - got)) > 0)
-		got += n;
-	close(fd);
-	buf[got] = 0;
-	return got;
-}
-
 /* Field n (1 = pid) of a /proc/PID/stat line, as a number; after the ")" that ends the name. */
 static long stat_field(const char *line, int n)
 {
@@ -303,23 +289,6 @@ static int test_proc_pid_files(void)
 	       expect(strncmp(status, line, strlen(line)), 0, "status begins Name:\tCOMM") &&
 	       expect(n, len, "cmdline: the arguments' length") &&
 	       expect(memcmp(cmdline, want, len), 0, "cmdline: the arguments, each ending in a NUL");
-}
-
-/* The state letter of /proc/PID/stat, waiting up to 2 s for want; 0 when there is no such file. */
-static char state_of(long pid, char want)
-{
-	char file[64], stat[1024];
-	int i;
-
-	snprintf(file, sizeof(file), "/proc/%ld/stat", pid);
-	for (i = 0; i < 200; i++) {
-		if (slurp(file, stat, sizeof(stat)) <= 0 || !strchr(stat, ')'))
-			return 0;
-		if (strchr(stat, ')')[2] == want)
-			break;
-		sleep_ns(10 * MSEC);
-	}
-	return strchr(stat, ')')[2];
 }
 
 /* A child's /proc/PID: asleep (S), a zombie (Z) until waited for, then gone; /proc lists it. */

@@ -21,7 +21,7 @@ syscall_entry:
 	push r11			; rflags
 	push USER_CS			; cs
 	push rcx			; rip
-	push 0				; error code
+	push rax			; error code: the call's number (Linux's orig_ax, for a restart)
 	push SYSCALL_MARK		; vector
 	push_registers
 	mov rdi, rsp			; DF is clear: FMASK cleared it (syscall_init)

@@ -38,4 +38,11 @@
 #define EOVERFLOW	75	/* value too large for defined data type */
 #define ETIMEDOUT	110	/* timed out */
 
+/*
+ * Never seen by user mode: a sleep that a signal ended returns it, and the
+ * way out (deliver_signals) makes it -EINTR, or restarts the call when the
+ * signal's handler has SA_RESTART or no handler runs. Linux's value.
+ */
+#define ERESTARTSYS	512
+
 #endif

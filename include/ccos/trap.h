@@ -15,9 +15,13 @@ struct trap_frame {
 	uint64_t r15, r14, r13, r12, rbp, rbx, r11, r10, r9, r8;
 	uint64_t rax, rcx, rdx, rsi, rdi;
 	uint64_t vector;
-	uint64_t error_code;
+	uint64_t error_code;	/* of a system call: its number, as Linux's orig_ax (NO_SYSCALL: none to restart) */
 	uint64_t rip, cs, rflags, rsp, ss;	/* the iretq frame */
 };
+
+/* trap_frame.vector of a system call (arch/x86/syscall_entry.asm): no IDT vector. */
+#define SYSCALL_MARK	0x100
+#define NO_SYSCALL	(~0ul)
 
 /* Selectors, in Linux's order so that ucontext and gdb show the same values. */
 #define KERNEL_CS	0x10

@@ -183,6 +183,37 @@ int run_tests(const struct test *tests, unsigned long n)
 	return ktap_done();
 }
 
+/* The whole of a small file into buf (NUL-terminated): its length, or the error. */
+long slurp(const char *file, char *buf, long size)
+{
+	long fd = open(file, O_RDONLY, 0), n, got = 0;
+
+	if (fd < 0)
+		return fd;
+	while (got < size - 1 && (n = read(fd, buf + got, size - 1 - got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = 0;
+	return got;
+}
+
+/* The state letter of /proc/PID/stat, waiting up to 2 s for want; 0 when there is no such file. */
+char state_of(long pid, char want)
+{
+	char file[64], stat[1024];
+	int i;
+
+	snprintf(file, sizeof(file), "/proc/%ld/stat", pid);
+	for (i = 0; i < 200; i++) {
+		if (slurp(file, stat, sizeof(stat)) <= 0 || !strchr(stat, ')'))
+			return 0;
+		if (strchr(stat, ')')[2] == want)
+			break;
+		sleep_ns(10 * MSEC);
+	}
+	return strchr(stat, ')')[2];
+}
+
 /* FIELD of /proc/meminfo ("MemFree", "MemTotal", ...), in kB, or -1. */
 long meminfo_kb(const char *field)
 {

@@ -17,6 +17,10 @@ int expect_signal(int status, int sig, const char *what);
 /* 1 if the kernel is ccos (uname): its own contract applies exactly; else Linux's answers. */
 int on_ccos(void);
 long meminfo_kb(const char *field);
+/* The whole of a small file into buf, NUL-terminated: its length, or the error. */
+long slurp(const char *file, char *buf, long size);
+/* The state letter of /proc/PID/stat once it is want (after at most 2 s: what it is then); 0: no such file. */
+char state_of(long pid, char want);
 
 long now_ns(void);
 long sleep_ns(long ns);
