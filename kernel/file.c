@@ -180,9 +180,14 @@ void file_stat(struct file *f, struct stat *st)
 	st->st_ino = (uint64_t)f->data >> 12;
 }
 
-struct file *fd_file(unsigned int fd)
+/*
+ * Descriptor fd's file, with a reference the caller drops (file_put) when
+ * its call ends; NULL if fd is not open. The reference is what keeps the
+ * file alive while the call sleeps and another thread closes fd.
+ */
+struct file *fd_get(unsigned int fd)
 {
-	if (fd >= NOFILE)
-		return NULL;
-	return current()->files->fd[fd];
+	struct file *f = fd < NOFILE ? current()->files->fd[fd] : NULL;
+
+	return f ? file_get(f) : NULL;
 }

@@ -99,21 +99,24 @@ long kernel_path(const char *cwd, const char *path, char *out, int flags)
 	return walk(out, path, flags);
 }
 
+/* raw, relative to the directory f was opened as, into out. */
+static long dir_path(struct file *f, const char *raw, char *out, int flags)
+{
+	if (!f->ops->dirent || !f->path)
+		return -ENOTDIR;
+	strlcpy(out, f->path, PATH_MAX);
+	return walk(out, raw, flags);
+}
+
 /* A user's path, relative to dirfd or the working directory unless absolute. */
 long get_path(int dirfd, const char __user *upath, char *out, int flags)
 {
 	char raw[PATH_MAX];
 	long len = strncpy_from_user(raw, upath, sizeof(raw));
-	struct file *f;
 
 	if (len < 0)
 		return len;
 	if (!len || raw[0] == '/' || dirfd == AT_FDCWD)
 		return kernel_path(current()->fs->cwd, raw, out, flags);
-	if (!(f = fd_file(dirfd)))
-		return -EBADF;
-	if (!f->ops->dirent || !f->path)
-		return -ENOTDIR;
-	strlcpy(out, f->path, PATH_MAX);
-	return walk(out, raw, flags);
+	return WITH_FILE(dirfd, f, dir_path(f, raw, out, flags));
 }

@@ -34,14 +34,15 @@ static int poll_once(struct pollfd *fds, unsigned long n)
 	int ready = 0;
 
 	for (i = 0; i < n; i++) {
-		struct file *f = fd_file(fds[i].fd);
 		unsigned int always = POLLERR | POLLHUP;
+		long r;
 
 		if (fds[i].fd < 0) {
 			fds[i].revents = 0;
 			continue;
 		}
-		fds[i].revents = f ? file_poll(f) & (fds[i].events | always) : POLLNVAL;
+		r = WITH_FILE(fds[i].fd, f, file_poll(f) & (fds[i].events | always));
+		fds[i].revents = r == -EBADF ? POLLNVAL : r;
 		if (fds[i].revents)
 			ready++;
 	}

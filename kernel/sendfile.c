@@ -45,9 +45,8 @@ static long copy_chunks(struct file *in, struct file *out, char *buf, size_t cou
  * With offset, reading starts at *offset, which moves, and in_fd's own
  * offset stays; without, in_fd's offset moves.
  */
-long sys_sendfile(int out_fd, int in_fd, long __user *uoff, size_t count)
+static long file_sendfile(struct file *in, struct file *out, long __user *uoff, size_t count)
 {
-	struct file *in = fd_file(in_fd), *out = fd_file(out_fd);
 	struct process *me = current();
 	uint64_t saved;
 	long off = 0, r;
@@ -85,5 +84,18 @@ long sys_sendfile(int out_fd, int in_fd, long __user *uoff, size_t count)
 		if (r >= 0 && put_user(off, uoff))
 			r = -EFAULT;
 	}
+	return r;
+}
+
+/* Both files are held for the whole transfer, which may sleep (on a full pipe). */
+long sys_sendfile(int out_fd, int in_fd, long __user *uoff, size_t count)
+{
+	struct file *in = fd_get(in_fd), *out = fd_get(out_fd);
+	long r = file_sendfile(in, out, uoff, count);
+
+	if (in)
+		file_put(in);
+	if (out)
+		file_put(out);
 	return r;
 }

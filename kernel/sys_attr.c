@@ -33,12 +33,7 @@ static long node_at(const char *path, struct tnode **n)
 /* The /tmp node an open descriptor refers to: EROFS for any other file. */
 static long fd_node(unsigned int fd, struct tnode **n)
 {
-	struct file *f = fd_file(fd);
-
-	if (!f)
-		return -EBADF;
-	*n = tmpfs_node(f);
-	return *n ? 0 : -EROFS;
+	return WITH_FILE(fd, f, (*n = tmpfs_node(f)) ? 0 : -EROFS);
 }
 
 /*

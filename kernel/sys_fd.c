@@ -41,45 +41,45 @@ static long dup_from(struct file *f, unsigned long min, bool cloexec)
 
 long sys_dup(unsigned int fd)
 {
-	struct file *f = fd_file(fd);
-
-	return f ? dup_from(f, 0, false) : -EBADF;
+	return WITH_FILE(fd, f, dup_from(f, 0, false));
 }
 
-long sys_dup3(unsigned int oldfd, unsigned int newfd, int flags)
+static long dup_to(struct file *f, unsigned int oldfd, unsigned int newfd, int flags)
 {
 	struct process *p = current();
-	struct file *f = fd_file(oldfd);
+	struct file *old;
 
-	if (flags & ~O_CLOEXEC)
-		return -EINVAL;
-	if (!f)
-		return -EBADF;
 	if (newfd >= NOFILE)
 		return -EBADF;
 	if (oldfd == newfd)
 		return -EINVAL;
-	if (p->files->fd[newfd])
-		file_put(p->files->fd[newfd]);
+	/* The new file is in the table before the old one is let go. */
+	old = p->files->fd[newfd];
 	p->files->fd[newfd] = file_get(f);
 	set_cloexec(p, newfd, flags & O_CLOEXEC);
+	if (old)
+		file_put(old);
 	return newfd;
+}
+
+long sys_dup3(unsigned int oldfd, unsigned int newfd, int flags)
+{
+	if (flags & ~O_CLOEXEC)
+		return -EINVAL;
+	return WITH_FILE(oldfd, f, dup_to(f, oldfd, newfd, flags));
 }
 
 long sys_dup2(unsigned int oldfd, unsigned int newfd)
 {
 	if (oldfd == newfd)
-		return fd_file(oldfd) ? (long)newfd : -EBADF;
+		return WITH_FILE(oldfd, f, newfd);
 	return sys_dup3(oldfd, newfd, 0);
 }
 
-long sys_fcntl(unsigned int fd, unsigned int cmd, uint64_t arg)
+static long file_fcntl(struct file *f, unsigned int fd, unsigned int cmd, uint64_t arg)
 {
 	struct process *p = current();
-	struct file *f = fd_file(fd);
 
-	if (!f)
-		return -EBADF;
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
@@ -98,15 +98,22 @@ long sys_fcntl(unsigned int fd, unsigned int cmd, uint64_t arg)
 	return -EINVAL;
 }
 
+long sys_fcntl(unsigned int fd, unsigned int cmd, uint64_t arg)
+{
+	return WITH_FILE(fd, f, file_fcntl(f, fd, cmd, arg));
+}
+
 /* After a successful exec: the descriptors marked close-on-exec go. */
 void close_on_exec(struct process *p)
 {
 	int fd;
 
 	for (fd = 0; fd < NOFILE; fd++) {
-		if (p->files->fd[fd] && ((p->files->cloexec >> fd) & 1)) {
-			file_put(p->files->fd[fd]);
+		struct file *f = p->files->fd[fd];
+
+		if (f && ((p->files->cloexec >> fd) & 1)) {
 			p->files->fd[fd] = NULL;
+			file_put(f);
 		}
 	}
 	p->files->cloexec = 0;

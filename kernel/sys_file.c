@@ -6,11 +6,9 @@
 #include <ccos/lib.h>
 #include <ccos/uaccess.h>
 
-long sys_read(unsigned int fd, char __user *buf, size_t n)
+static long file_read(struct file *f, char __user *buf, size_t n)
 {
-	struct file *f = fd_file(fd);
-
-	if (!f || (f->flags & O_ACCMODE) == O_WRONLY)
+	if ((f->flags & O_ACCMODE) == O_WRONLY)
 		return -EBADF;
 	if (!f->ops->read)
 		return -EINVAL;
@@ -19,25 +17,31 @@ long sys_read(unsigned int fd, char __user *buf, size_t n)
 	return f->ops->read(f, buf, n);
 }
 
-long sys_write(unsigned int fd, const char __user *buf, size_t n)
+static long file_write(struct file *f, const char __user *buf, size_t n)
 {
-	struct file *f = fd_file(fd);
-
-	if (!f || !file_writable(f))
+	if (!file_writable(f))
 		return -EBADF;
 	if (!access_ok(buf, n))
 		return -EFAULT;
 	return f->ops->write(f, buf, n);
 }
 
+long sys_read(unsigned int fd, char __user *buf, size_t n)
+{
+	return WITH_FILE(fd, f, file_read(f, buf, n));
+}
+
+long sys_write(unsigned int fd, const char __user *buf, size_t n)
+{
+	return WITH_FILE(fd, f, file_write(f, buf, n));
+}
+
 /* readv and writev: one call per iovec, stopping at a short transfer. */
-static long do_iov(unsigned int fd, const struct iovec __user *uiov, unsigned long cnt, bool write)
+static long do_iov(struct file *f, const struct iovec __user *uiov, unsigned long cnt, bool write)
 {
 	long total = 0;
 	unsigned long i;
 
-	if (!fd_file(fd))
-		return -EBADF;
 	if (cnt > 1024)
 		return -EINVAL;
 	for (i = 0; i < cnt; i++) {
@@ -48,7 +52,7 @@ static long do_iov(unsigned int fd, const struct iovec __user *uiov, unsigned lo
 			return -EFAULT;
 		if (!iov.iov_len)
 			continue;
-		r = write ? sys_write(fd, iov.iov_base, iov.iov_len) : sys_read(fd, iov.iov_base, iov.iov_len);
+		r = write ? file_write(f, iov.iov_base, iov.iov_len) : file_read(f, iov.iov_base, iov.iov_len);
 		if (r < 0)
 			return total ? total : r;
 		total += r;
@@ -60,17 +64,17 @@ static long do_iov(unsigned int fd, const struct iovec __user *uiov, unsigned lo
 
 long sys_readv(unsigned long fd, const struct iovec __user *iov, unsigned long cnt)
 {
-	return do_iov(fd, iov, cnt, false);
+	return WITH_FILE(fd, f, do_iov(f, iov, cnt, false));
 }
 
 long sys_writev(unsigned long fd, const struct iovec __user *iov, unsigned long cnt)
 {
-	return do_iov(fd, iov, cnt, true);
+	return WITH_FILE(fd, f, do_iov(f, iov, cnt, true));
 }
 
 long sys_close(unsigned int fd)
 {
-	struct file *f = fd_file(fd);
+	struct file *f = fd < NOFILE ? current()->files->fd[fd] : NULL;
 
 	if (!f)
 		return -EBADF;
@@ -79,14 +83,11 @@ long sys_close(unsigned int fd)
 	return 0;
 }
 
-long sys_lseek(unsigned int fd, long off, unsigned int whence)
+static long file_lseek(struct file *f, long off, unsigned int whence)
 {
-	struct file *f = fd_file(fd);
 	struct stat st = { 0 };
 	long base;
 
-	if (!f)
-		return -EBADF;
 	if (f->ops->stream)
 		return -ESPIPE;
 	switch (whence) {
@@ -101,22 +102,25 @@ long sys_lseek(unsigned int fd, long off, unsigned int whence)
 	return f->offset;
 }
 
-long sys_fstat(unsigned int fd, struct stat __user *ust)
+long sys_lseek(unsigned int fd, long off, unsigned int whence)
 {
-	struct file *f = fd_file(fd);
+	return WITH_FILE(fd, f, file_lseek(f, off, whence));
+}
+
+static long file_fstat(struct file *f, struct stat __user *ust)
+{
 	struct stat st = { .st_nlink = 1, .st_blksize = 4096 };
 
-	if (!f)
-		return -EBADF;
 	file_stat(f, &st);
 	return copy_to_user(ust, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
+long sys_fstat(unsigned int fd, struct stat __user *ust)
+{
+	return WITH_FILE(fd, f, file_fstat(f, ust));
+}
+
 long sys_ioctl(unsigned int fd, unsigned int req, uint64_t arg)
 {
-	struct file *f = fd_file(fd);
-
-	if (!f)
-		return -EBADF;
-	return f->ops->ioctl ? f->ops->ioctl(f, req, arg) : -ENOTTY;
+	return WITH_FILE(fd, f, f->ops->ioctl ? f->ops->ioctl(f, req, arg) : -ENOTTY);
 }

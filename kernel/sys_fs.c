@@ -349,15 +349,16 @@ long sys_truncate(const char __user *upath, long len)
 	return tmpfs_truncate(n, len);
 }
 
-long sys_ftruncate(unsigned int fd, long len)
+static long file_truncate(struct file *f, long len)
 {
-	struct file *f = fd_file(fd);
-
-	if (!f)
-		return -EBADF;
 	if (len < 0 || !tmpfs_node(f) || !(f->flags & O_ACCMODE))
 		return -EINVAL;
 	return tmpfs_truncate(tmpfs_node(f), len);
+}
+
+long sys_ftruncate(unsigned int fd, long len)
+{
+	return WITH_FILE(fd, f, file_truncate(f, len));
 }
 
 long sys_umask(int mask)
@@ -389,15 +390,16 @@ long sys_chdir(const char __user *upath)
 	return err < 0 ? err : change_dir(path);
 }
 
-long sys_fchdir(unsigned int fd)
+static long file_chdir(struct file *f)
 {
-	struct file *f = fd_file(fd);
-
-	if (!f)
-		return -EBADF;
 	if (!f->ops->dirent || !f->path)
 		return -ENOTDIR;
 	return change_dir(f->path);
+}
+
+long sys_fchdir(unsigned int fd)
+{
+	return WITH_FILE(fd, f, file_chdir(f));
 }
 
 long sys_getcwd(char __user *buf, unsigned long size)
@@ -410,14 +412,11 @@ long sys_getcwd(char __user *buf, unsigned long size)
 }
 
 /* struct linux_dirent64: d_ino, d_off, d_reclen, d_type, then the name and a NUL, 8-aligned. */
-long sys_getdents64(unsigned int fd, void __user *buf, unsigned int size)
+static long file_getdents(struct file *f, void __user *buf, unsigned int size)
 {
-	struct file *f = fd_file(fd);
 	struct dirent_out d;
 	unsigned long done = 0;
 
-	if (!f)
-		return -EBADF;
 	if (!f->ops->dirent)
 		return -ENOTDIR;
 	while (f->ops->dirent(f, f->offset, &d) == 0) {
@@ -442,4 +441,9 @@ long sys_getdents64(unsigned int fd, void __user *buf, unsigned int size)
 		f->offset++;
 	}
 	return done;
+}
+
+long sys_getdents64(unsigned int fd, void __user *buf, unsigned int size)
+{
+	return WITH_FILE(fd, f, file_getdents(f, buf, size));
 }

@@ -26,6 +26,7 @@ static const char *const programs[] = {
 	"/bin/muslthread",
 	"/bin/muslgroup",
 	"/bin/muslfutex",
+	"/bin/muslclose",
 	"/bin/muslsmp",
 	"/bin/sysabi",
 	"/bin/sysclone",
@@ -41,6 +42,7 @@ static const char *const optional[] = {
 	"/bin/muslthread",
 	"/bin/muslgroup",
 	"/bin/muslfutex",
+	"/bin/muslclose",
 	"/bin/muslsmp",
 	"/bin/glibctest",
 };

@@ -29,7 +29,7 @@ struct file_ops {
 
 struct file {
 	const struct file_ops *ops;
-	int refs;
+	int refs;		/* descriptors, and system calls using it (fd_get) */
 	uint64_t offset;
 	const uint8_t *data;	/* a module's bytes, or a generated text */
 	size_t size;
@@ -47,7 +47,20 @@ struct file *file_open_path(const char *path, int flags, long *err);
 struct file *file_get(struct file *f);
 void file_put(struct file *f);
 int fd_install(struct file *f);
-struct file *fd_file(unsigned int fd);
+struct file *fd_get(unsigned int fd);	/* referenced: file_put it */
+
+/*
+ * expr, with f naming descriptor fd's file, held for as long as expr runs
+ * (it may sleep, and another thread may close fd meanwhile); -EBADF if fd
+ * is not open. Every system call that takes a descriptor goes this way.
+ */
+#define WITH_FILE(fd, f, expr) ({					\
+	struct file *f = fd_get(fd);					\
+	long r_ = f ? (long)(expr) : -EBADF;				\
+	if (f)								\
+		file_put(f);						\
+	r_;								\
+})
 struct file *file_new(const struct file_ops *ops, const void *data, size_t size);
 
 /* Open for reading or for writing (O_ACCMODE), and able to. */

@@ -22,9 +22,9 @@ import ktap
 import procs
 
 PROGRAMS = ["sigfault", "sigframe", "sigmask", "sigstate", "mapstest", "musltest", "muslsig",
-            "muslthread", "muslgroup", "muslfutex", "muslsmp",
+            "muslthread", "muslgroup", "muslfutex", "muslclose", "muslsmp",
             "timetest", "watchdogtest", "sysabi", "sysclone", "sysbusy", "syslink", "glibctest"]
-MUSL = {"musltest", "muslsig", "muslthread", "muslgroup", "muslfutex", "muslsmp"}
+MUSL = {"musltest", "muslsig", "muslthread", "muslgroup", "muslfutex", "muslclose", "muslsmp"}
 LINUX_X86_64 = pytest.mark.skipif(platform.system() != "Linux" or platform.machine() != "x86_64",
                                   reason="the programs are Linux x86-64 programs")
 
