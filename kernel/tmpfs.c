@@ -10,6 +10,12 @@
 #include <ccos/uaccess.h>
 
 #define TMPFS_MAX_PAGES	1024	/* 4 MiB of file data, then ENOSPC */
+/*
+ * And 8,192 nodes (Linux counts inodes too): a node, its name (at most
+ * 255 bytes) and a link's target take at most 1,280 bytes of the heap,
+ * so /tmp's metadata stays under 10 MiB, however it is used.
+ */
+#define TMPFS_MAX_NODES	8192
 
 struct tnode {
 	char *name;
@@ -25,7 +31,7 @@ struct tnode {
 };
 
 static struct tnode root = { .name = "tmp", .mode = S_IFDIR | 01777, .nlink = 2, .ino = 1 };
-static size_t pages_used;
+static size_t pages_used, nodes_used;
 static uint64_t next_ino = 2;
 
 static bool is_dir(const struct tnode *n)
@@ -132,6 +138,7 @@ static void maybe_free(struct tnode *n)
 	kfree(n->name);
 	fifo_orphan(n->fifo);
 	kfree(n);
+	nodes_used--;
 }
 
 static void detach(struct tnode *n)
@@ -156,22 +163,27 @@ static void attach(struct tnode *dir, struct tnode *n)
 	touch(dir);
 }
 
-static struct tnode *create(struct tnode *dir, const char *name, uint32_t mode)
+/* 0 and *out the new node, -ENOSPC past the node limit, or -ENOMEM. */
+static long create(struct tnode *dir, const char *name, uint32_t mode, struct tnode **out)
 {
-	struct tnode *n = kzalloc(sizeof(*n));
 	size_t len = strlen(name);
+	struct tnode *n;
 
-	if (!n || !(n->name = kmalloc(len + 1))) {
+	if (nodes_used == TMPFS_MAX_NODES)
+		return -ENOSPC;
+	if (!(n = kzalloc(sizeof(*n))) || !(n->name = kmalloc(len + 1))) {
 		kfree(n);
-		return NULL;
+		return -ENOMEM;
 	}
+	nodes_used++;
 	memcpy(n->name, name, len + 1);
 	n->mode = mode;
 	n->nlink = (mode & S_IFMT) == S_IFDIR ? 2 : 1;
 	n->ino = next_ino++;
 	touch(n);
 	attach(dir, n);
-	return n;
+	*out = n;
+	return 0;
 }
 
 /* chmod: the permission bits; the type stays. */
@@ -324,8 +336,7 @@ struct file *tmpfs_open(const char *rel, int flags, uint32_t mode, long *err)
 	if (*err == -ENOENT && (flags & O_CREAT)) {
 		if ((*err = walk(rel, true, &dir, &name)) < 0)
 			return NULL;
-		if (!(n = create(dir, name, S_IFREG | (mode & 07777))))
-			*err = -ENOMEM;
+		*err = create(dir, name, S_IFREG | (mode & 07777), &n);
 	} else if (!*err && (flags & O_CREAT) && (flags & O_EXCL)) {
 		*err = -EEXIST;
 	} else if (!*err && is_dir(n) && (flags & O_ACCMODE)) {
@@ -380,7 +391,7 @@ static long make(const char *rel, uint32_t mode, struct tnode **n)
 		return -EEXIST;
 	if ((err = walk(rel, true, &dir, &name)) < 0)
 		return err == -EBUSY ? -EEXIST : err;
-	return (*n = create(dir, name, mode)) ? 0 : -ENOMEM;
+	return create(dir, name, mode, n);
 }
 
 long tmpfs_mkdir(const char *rel, uint32_t mode)

@@ -1,4 +1,4 @@
-/* The kernel heap: power-of-two size classes carved from frames, with debug checks. */
+/* The kernel heap: power-of-two size classes carved from frames and given back, with debug checks. */
 #include <ccos/mm.h>
 #include <ccos/printk.h>
 #include <ccos/lib.h>
@@ -16,51 +16,94 @@
 
 struct block {
 	uint32_t magic;
-	uint32_t class;		/* index into the free lists, or LARGE */
+	uint32_t class;		/* index into the classes, or LARGE */
 	uint64_t size;		/* bytes asked for */
-	struct block *next;	/* free list link while free */
+	struct block *next;	/* its page's free list link while free */
 	uint64_t pad;		/* keeps the payload 16-byte aligned */
 };
 
-#define MIN_SHIFT	5	/* 32-byte blocks ... */
-#define NCLASSES	8	/* ... up to 4096 bytes */
+/*
+ * A page of one class holds its own free list; its first block is this
+ * header, never handed out. A class keeps a list of its pages that have a
+ * free block (partial), so that a page whose blocks are all free again
+ * can be found and given back to the frame allocator.
+ */
+struct slab {
+	struct slab *next, *prev;	/* the class's partial pages */
+	struct block *free;
+	uint32_t used;			/* blocks handed out */
+	uint32_t class;
+};
+
+#define MIN_SHIFT	6	/* 64-byte blocks (the header and canary take 40) ... */
+#define NCLASSES	5	/* ... up to 1024; anything larger takes whole frames */
 #define LARGE		0xff
 
-/* Lock rule: heap_lock guards the free lists and free_bytes; it nests outside frame_lock (refill). */
+/* Lock rule: heap_lock guards the classes and free_bytes; it nests outside frame_lock. */
 static DEFINE_SPINLOCK(heap_lock);
-static struct block *free_lists[NCLASSES];
-static size_t free_bytes;	/* in the free lists: frames the heap took but uses for nothing */
+static struct slab *partial[NCLASSES];
+static size_t free_bytes;	/* of the heap's pages, what no block in use takes */
 
 static size_t class_size(int c)
 {
 	return 1ul << (MIN_SHIFT + c);
 }
 
-static bool refill(int c)
+static struct slab *slab_of(const struct block *b)
+{
+	return (struct slab *)((uint64_t)b & ~(PAGE_SIZE - 1));
+}
+
+static void partial_add(struct slab *s)
+{
+	s->prev = NULL;
+	s->next = partial[s->class];
+	if (s->next)
+		s->next->prev = s;
+	partial[s->class] = s;
+}
+
+static void partial_remove(struct slab *s)
+{
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		partial[s->class] = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+}
+
+/* A fresh page of class c: every block but the header on its free list. */
+static struct slab *slab_new(int c)
 {
 	uint64_t frame = frame_alloc();
-	char *page;
+	struct slab *s;
 	size_t off;
 
 	if (!frame)
-		return false;
-	page = phys_to_virt(frame);
-	for (off = 0; off + class_size(c) <= PAGE_SIZE; off += class_size(c)) {
-		struct block *b = (struct block *)(page + off);
+		return NULL;
+	s = phys_to_virt(frame);
+	s->free = NULL;
+	s->used = 0;
+	s->class = c;
+	for (off = PAGE_SIZE - class_size(c); off >= class_size(c); off -= class_size(c)) {
+		struct block *b = (struct block *)((char *)s + off);
 
 		b->magic = MAGIC_FREE;
 		b->class = c;
-		b->next = free_lists[c];
-		free_lists[c] = b;
+		b->next = s->free;
+		s->free = b;
 	}
-	free_bytes += PAGE_SIZE;	/* the class sizes divide a page */
-	return true;
+	partial_add(s);
+	free_bytes += PAGE_SIZE;	/* the header too: it goes back with the page */
+	return s;
 }
 
 void *kmalloc(size_t size)
 {
 	size_t need = sizeof(struct block) + size + sizeof(uint64_t);
 	struct block *b;
+	struct slab *s;
 	int c;
 
 	for (c = 0; c < NCLASSES && class_size(c) < need; c++)
@@ -75,12 +118,16 @@ void *kmalloc(size_t size)
 		b->class = LARGE;
 	} else {
 		spin_lock(&heap_lock);
-		if (!free_lists[c] && !refill(c)) {
+		s = partial[c] ? partial[c] : slab_new(c);
+		if (!s) {
 			spin_unlock(&heap_lock);
 			return NULL;
 		}
-		b = free_lists[c];
-		free_lists[c] = b->next;
+		b = s->free;
+		s->free = b->next;
+		s->used++;
+		if (!s->free)
+			partial_remove(s);
 		free_bytes -= class_size(c);
 		spin_unlock(&heap_lock);
 	}
@@ -118,6 +165,7 @@ const char *kmalloc_check(const void *p)
 void kfree(void *p)
 {
 	struct block *b = (struct block *)p - 1;
+	struct slab *s;
 	const char *problem;
 
 	if (!p)
@@ -131,20 +179,31 @@ void kfree(void *p)
 			       ALIGN_UP(sizeof(*b) + b->size + sizeof(uint64_t), PAGE_SIZE) / PAGE_SIZE);
 		return;
 	}
+	s = slab_of(b);
 	spin_lock(&heap_lock);
-	b->next = free_lists[b->class];
-	free_lists[b->class] = b;
+	if (!s->free)
+		partial_add(s);
+	b->next = s->free;
+	s->free = b;
+	s->used--;
 	free_bytes += class_size(b->class);
+	/* All free: the page goes back, unless it is the class's only
+	 * partial page (a block taken and freed over and over would
+	 * otherwise take and give back a frame each time). */
+	if (!s->used && (s->next || s->prev)) {
+		partial_remove(s);
+		free_bytes -= PAGE_SIZE;
+		frame_free(virt_to_phys(s));
+	}
 	spin_unlock(&heap_lock);
 }
 
 /*
  * Free memory, what MemFree and sysinfo's freeram report: the free frames,
- * the heap's free blocks, which it keeps rather than giving back, and the
- * frames of freed kernel stacks that wait for their flush (kernel/kstack.c).
- * Frames and heap are read together under heap_lock, so that a refill (a
- * frame from one to the other) is counted once: the sum only moves when
- * memory is really taken or given back.
+ * what the heap's pages hold free, and the frames of freed kernel stacks
+ * that wait for their flush (kernel/kstack.c). Frames and heap are read
+ * together under heap_lock, so that a page going from one to the other is
+ * counted once: the sum only moves when a block is taken or given back.
  */
 size_t mem_free_bytes(void)
 {

@@ -218,6 +218,66 @@ static int test_no_leak(void)
 	return expect(mem_free_kb(), before, "MemFree after 300 rounds of create/write/unlink and pipe/close");
 }
 
+/*
+ * /tmp bounds its nodes as it bounds its data: links with 255-byte targets,
+ * 200 to a folder, until ENOSPC (not until the heap has every frame), and
+ * after all are removed MemFree is what it was.
+ */
+#define __NR_symlink		88
+
+static int make_links(const char *target, long *made)
+{
+	char path[32];
+	long r = 0, d, i;
+
+	for (d = 0; d < 64 && !r; d++) {
+		snprintf(path, sizeof(path), "/tmp/n%ld", d);
+		if ((r = syscall2(__NR_mkdir, L(path), 0755)) < 0)
+			break;
+		for (i = 0; i < 200 && !r; i++) {
+			snprintf(path, sizeof(path), "/tmp/n%ld/l%ld", d, i);
+			if (!(r = syscall2(__NR_symlink, L(target), L(path))))
+				++*made;
+		}
+	}
+	return r;
+}
+
+static void remove_links(void)
+{
+	char path[32];
+	long d, i;
+
+	for (d = 0; d < 64; d++) {
+		for (i = 0; i < 200; i++) {
+			snprintf(path, sizeof(path), "/tmp/n%ld/l%ld", d, i);
+			syscall1(__NR_unlink, L(path));
+		}
+		snprintf(path, sizeof(path), "/tmp/n%ld", d);
+		syscall1(__NR_rmdir, L(path));
+	}
+}
+
+static int test_node_limit(void)
+{
+	static char target[256];
+	long before, made = 0, r;
+
+	memset(target, 'x', 255);
+	before = mem_free_kb();
+	r = make_links(target, &made);
+	if (!expect(r, -ENOSPC, "symlink past the node limit (12,800 tried)") ||
+	    !expect(open("/tmp/one-more", O_WRONLY | O_CREAT, 0644), -ENOSPC, "open(O_CREAT) at the limit") ||
+	    !expect(made > 4000, 1, "over 4,000 links fitted")) {
+		remove_links();
+		return 0;
+	}
+	remove_links();
+	return expect(create("/tmp/after", "ok"), 2, "room again") &&
+	       expect(syscall1(__NR_unlink, L("/tmp/after")), 0, "unlink") &&
+	       expect(mem_free_kb(), before, "MemFree after the links went");
+}
+
 static const struct test tests[] = {
 	{ "create_write_read_truncate_unlink", test_create_write_read },
 	{ "rewrite_in_place_byte_for_byte", test_rewrite_in_place },
@@ -225,6 +285,7 @@ static const struct test tests[] = {
 	{ "cwd_access_umask_readonly", test_cwd },
 	{ "bad_pointers", test_bad_pointers },
 	{ "enospc", test_enospc },
+	{ "node_limit_enospc", test_node_limit },
 	{ "no_leak", test_no_leak },
 };
 
