@@ -249,7 +249,7 @@ attack: setup-check all
 		--cmdline "$(CMDLINE) -- /bin/attack" --mode $(MODE) \
 		$(foreach m,$(ISO_MODULES),--module $(m)) \
 		--module-dir $(BUILD)/bad:/bin/
-	$(Q)$(PYTHON) tools/runqemu --iso $(ATTACK_DIR)/ccos.iso --fw $(FW) --timeout 240 \
+	$(Q)$(PYTHON) tools/runqemu --iso $(ATTACK_DIR)/ccos.iso --fw $(FW) --silence 240 \
 		--log $(ATTACK_DIR)/serial-$(MODE).log >/dev/null || true
 	$(Q)grep -a "^layout:\|^attack:" $(ATTACK_DIR)/serial-$(MODE).log
 

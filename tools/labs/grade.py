@@ -28,15 +28,14 @@ def config(key, tree=None, prefix="lab"):
     build = os.path.join(tree or harness.ROOT, "build")
     return harness.Config("%s-%s" % (prefix, key), mode=spec.mode, cmdline=spec.cmdline,
                           modules=tuple(os.path.join(build, m) for m in spec.modules),
-                          tree=tree, timeout=120)
+                          tree=tree)
 
 
 def fatal(boot):
     """What makes a boot unusable as a whole: panic, triple fault, hang, no kernel."""
     want = boot.status if boot.status is not None else 0
-    return ktap.classify(boot.log, boot.status, timed_out=boot.timed_out,
-                            timeout=boot.config.timeout, expect_status=want,
-                            qemu_output=boot.qemu_output)
+    return ktap.classify(boot.log, boot.status, hung=boot.hung, expect_status=want,
+                          qemu_output=boot.qemu_output)
 
 
 def grade_lab(lab, boots, answers_dir, root, write):

@@ -30,8 +30,8 @@ CONFIGS = [
     Config("ktest-qemu64", fw="bios", cpu="qemu64", cmdline="ktest", ktap=True, extra=SMP2),
     # init and the user-space test programs (user/*.c), under both firmwares.
     # `-- test` makes init run them; without it init starts the shell.
-    Config("init-bios", fw="bios", ktap=True, timeout=120, cmdline="lockdebug -- test", extra=SMP4),
-    Config("init-uefi", fw="uefi", ktap=True, timeout=120, cmdline="-- test", extra=SMP4),
+    Config("init-bios", fw="bios", ktap=True, cmdline="lockdebug -- test", extra=SMP4),
+    Config("init-uefi", fw="uefi", ktap=True, cmdline="-- test", extra=SMP4),
     # The kernel's page tables as ptdump prints them (test_memory.py).
     Config("ptdump-bios", fw="bios", cmdline="ptdump ktest"),
     # The vDSO's clock-dependent tests (user/vdsotest.c) with the other clock
@@ -80,19 +80,19 @@ CONFIGS = [
     # init runs, the signal tests among them, on a baseline CPU (no SMEP,
     # SMAP), mapstest where the [vsyscall] line differs, and the article's
     # experiment: cat /proc/self/maps, twice (user/catmaps.c).
-    Config("init-qemu64", fw="bios", cpu="qemu64", ktap=True, timeout=120, cmdline="-- test", extra=SMP2),
+    Config("init-qemu64", fw="bios", cpu="qemu64", ktap=True, cmdline="-- test", extra=SMP2),
     Config("maps-xonly", fw="bios", mode="xonly", ktap=True, cmdline="-- /bin/mapstest"),
     Config("maps-none", fw="bios", mode="none", ktap=True, cmdline="-- /bin/mapstest"),
     Config("maps-twice", fw="bios", ktap=True, cmdline="-- /bin/catmaps"),
     # A short run of the system-call fuzzer (user/fuzz.c) with a fixed seed;
     # make fuzz runs long ones with fresh seeds in every mode.
-    Config("fuzz-bios", fw="bios", ktap=True, cmdline="lockdebug -- /bin/fuzz 1 3000", timeout=240,
+    Config("fuzz-bios", fw="bios", ktap=True, cmdline="lockdebug -- /bin/fuzz 1 3000", silence=240,
            extra=SMP2),
     # The attack lab (test_attack.py, docs/attack.md): user/attack/attack in
     # each mode, with the heatmap's 4096 jumps (-m), given the copy of the
     # native page that the attacker studies; and the layout of its static-pie
     # programs with randomization turned off on the command line.
-] + [Config("attack-%s" % mode, fw="bios", mode=mode, ktap=True, timeout=240,
+] + [Config("attack-%s" % mode, fw="bios", mode=mode, ktap=True, silence=240,
             modules=("build/vsyscall_native.bin",), cmdline="-- /bin/attack -m")
      for mode in ("native", "emulate", "xonly", "none")] + [
     Config("aslr-norandmaps", fw="bios", ktap=True, cmdline="norandmaps -- /bin/attack -a"),

@@ -60,8 +60,10 @@ class Config:
                                 # and each result is its own pytest case
     status: int = None          # expected exit status; None: 0 (with ktap: non-zero
                                 # exactly when a KTAP result failed)
-    timeout: float = 120        # seconds; TCG boots take 4 s (BIOS) to 8 s (UEFI) alone,
-                                # several times that on a loaded machine
+    silence: float = 120        # seconds without serial output that mean a hang
+                                # (runqemu.watch); a loaded machine slows a boot, TCG
+                                # boots take 4 s (BIOS) to 8 s (UEFI) at rest
+    ceiling: float = 1800       # seconds a boot may take in all, printing or not
     tree: str = None            # the ccos tree whose build/ boots (a lab's student
                                 # tree, tools/labs); None: this one
 
@@ -144,7 +146,7 @@ class Boot:
     log: str = ""               # the serial log, cleaned (clean_log)
     log_path: str = ""
     qemu_code: int = None
-    timed_out: bool = False
+    hung: str = None            # why the watchdog killed QEMU (runqemu.watch), or None
     seconds: float = 0
     qemu_output: str = ""
     problems: list = dataclasses.field(default_factory=list)
@@ -252,15 +254,14 @@ def run_boot(config, iso=None):
     with open(os.path.join(workdir, "qemu-command.txt"), "w") as f:
         f.write(" ".join(cmd) + "\n")
     start = time.monotonic()
-    try:
-        r = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, timeout=config.timeout)
-        boot.qemu_code = r.returncode
-        boot.qemu_output = r.stdout.decode("utf-8", "replace")
-        boot.status = runqemu.decode_exit(r.returncode)
-    except subprocess.TimeoutExpired as e:
-        boot.timed_out = True
-        boot.qemu_output = (e.output or b"").decode("utf-8", "replace")
+    with open(os.path.join(workdir, "qemu-output.txt"), "w+b") as out:
+        code, boot.hung = runqemu.watch(cmd, log_path, silence=config.silence,
+                                        ceiling=config.ceiling, output=out)
+        out.seek(0)
+        boot.qemu_output = out.read().decode("utf-8", "replace")
+    if code is not None:
+        boot.qemu_code = code
+        boot.status = runqemu.decode_exit(code)
     boot.seconds = time.monotonic() - start
     try:
         with open(log_path, "rb") as f:
@@ -269,7 +270,7 @@ def run_boot(config, iso=None):
         boot.log = ""
     boot.ktap = parse_ktap(boot.log)
     boot.problems = classify(boot.log, boot.status, ktap=config.ktap,
-                             timed_out=boot.timed_out, timeout=config.timeout,
+                             hung=boot.hung,
                              expect_status=config.status, qemu_output=boot.qemu_output)
     return boot
 

@@ -115,22 +115,20 @@ def ktap_problems(docs):
     return problems
 
 
-def classify(log, status, *, ktap=False, timed_out=False, timeout=None,
-             expect_status=None, qemu_output=""):
+def classify(log, status, *, ktap=False, hung=None, expect_status=None, qemu_output=""):
     """The problems that make a boot a failure (empty: it passed).
 
     log: the serial log text; status: what ccos wrote to isa-debug-exit, or
     None when QEMU exited without it; ktap: the boot must print KTAP;
-    expect_status: the exit status wanted; None: 0, except that with ktap
+    hung: why the watchdog killed QEMU, or None; expect_status: the exit status wanted; None: 0, except that with ktap
     it must be non-zero exactly when a KTAP result failed.
     """
     problems = []
     panic = re.search(r"^.*Kernel panic.*$", log, re.MULTILINE)
     if panic:
         problems.append(panic.group(0).strip())
-    if timed_out:
-        problems.append("timed out%s: the kernel hung or never powered off"
-                        % (" after %gs" % timeout if timeout else ""))
+    if hung:
+        problems.append("hung (%s): the kernel stopped or never powered off" % hung)
     elif status is None:
         problems.append("QEMU exited without an isa-debug-exit status: a triple fault or a"
                         " reset (QEMU runs with -no-reboot), or QEMU itself failed")
@@ -141,7 +139,7 @@ def classify(log, status, *, ktap=False, timed_out=False, timeout=None,
     docs = parse_ktap(log)
     if ktap:
         problems += ktap_problems(docs)
-    if status is not None and not timed_out and not panic:
+    if status is not None and not hung and not panic:
         failed = [r for d in docs for r in d.results if r.failed]
         if expect_status is not None or not ktap:
             want = expect_status or 0

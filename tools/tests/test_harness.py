@@ -97,10 +97,31 @@ def test_bad_logs_fail(log, status, expected):
     assert any(expected in p for p in found), found
 
 
-def test_timeout_fails():
-    found = problems(GOOD, None, timed_out=True, timeout=60)
-    assert found[0] == "timed out after 60s: the kernel hung or never powered off"
+def test_hang_fails():
+    found = problems(GOOD, None, hung="no serial output for 120 s")
+    assert found[0] == "hung (no serial output for 120 s): the kernel stopped or never powered off"
     assert not any("isa-debug-exit" in p for p in found)
+
+
+def test_watchdog_judges_by_silence(tmp_path):
+    """runqemu.watch lets a slow boot that keeps printing run past its
+    silence limit, kills a quiet one soon after the limit, and stops a
+    talkative one at the ceiling."""
+    log = str(tmp_path / "serial.log")
+    talk = [sys.executable, "-c", "import time\nfor i in range(12):\n"
+            "    open(%r, 'a').write('line\\n'); time.sleep(0.25)" % log]
+    start = time.monotonic()
+    assert harness.runqemu.watch(talk, log, silence=1) == (0, None)
+    assert time.monotonic() - start > 2.5
+    quiet = ["sh", "-c", "echo booting > %s; exec sleep 30" % log]
+    start = time.monotonic()
+    code, why = harness.runqemu.watch(quiet, log, silence=1)
+    assert code is None and why == "no serial output for 1 s"
+    assert time.monotonic() - start < 10
+    start = time.monotonic()
+    code, why = harness.runqemu.watch(talk, log, silence=1, ceiling=1)
+    assert code is None and why == "still running after 1 s, the ceiling"
+    assert time.monotonic() - start < 10
 
 
 def test_ktap_not_required():
