@@ -154,9 +154,9 @@ static bool send_ipi(uint32_t apic_id, uint32_t low)
 	for (i = 0; i < 1000; i++) {
 		if (!(lapic_read(LAPIC_ICR_LOW) & ICR_PENDING))
 			return true;
-		udelay(10);
+		udelay(100);
 	}
-	printk(KERN_WARNING "lapic: an IPI (ICR %x) to APIC id %u was not accepted within 10 ms\n",
+	printk(KERN_WARNING "lapic: an IPI (ICR %x) to APIC id %u was not accepted within 100 ms\n",
 	       low, apic_id);
 	return false;
 }

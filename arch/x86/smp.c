@@ -104,11 +104,19 @@ void smp_start_aps(void)
 		smp_send_reschedule(i);
 }
 
-/* Start CPU cpu at APIC id apic_id from the trampoline page; wait up to 100 ms for it. */
+/*
+ * How long the BSP waits for an AP to say it is up, after INIT-SIPI-SIPI:
+ * Linux waits 10 s for a CPU's first sign of life (do_boot_cpu), because
+ * under a hypervisor on a busy host a virtual CPU may not run for a long
+ * time; a real CPU answers in microseconds.
+ */
+#define AP_START_WAIT_MS 10000
+
+/* Start CPU cpu at APIC id apic_id from the trampoline page; wait for it. */
 static bool start_cpu(int cpu, uint32_t apic_id)
 {
 	struct percpu *c = &cpus[cpu];
-	int i;
+	int ms;
 
 	c->apic_id = apic_id;
 	ap_booting = cpu;
@@ -116,10 +124,10 @@ static bool start_cpu(int cpu, uint32_t apic_id)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* all of it before the IPI */
 	if (!lapic_start_cpu(apic_id, trampoline_frame >> 12))
 		return false;
-	for (i = 0; i < 1000; i++) {
+	for (ms = 0; ms < AP_START_WAIT_MS; ms++) {
 		if (__atomic_load_n(&c->online, __ATOMIC_ACQUIRE))
 			return true;
-		udelay(100);
+		udelay(1000);
 	}
 	return false;
 }
@@ -190,8 +198,12 @@ void smp_init(void)
 			break;
 		if (!start_cpu(nr_cpus, id)) {
 			/* It may still come up later, on this stack: start no other. */
-			printk(KERN_WARNING "smp: the CPU with APIC id %u did not start within 100 ms; no more CPUs started\n",
-			       id);
+			printk(KERN_WARNING "smp: the CPU with APIC id %u did not start within %d s\n",
+			       id, AP_START_WAIT_MS / 1000);
+			while (++i < n)
+				if (acpi_info.cpu_apic_ids[i] != bsp)
+					printk(KERN_WARNING "smp: the CPU with APIC id %u is not started either\n",
+					       acpi_info.cpu_apic_ids[i]);
 			break;
 		}
 		nr_cpus++;

@@ -25,7 +25,7 @@ class Console:
         iso = harness.prepare(config)
         workdir = os.path.dirname(iso)
         self.log_path = os.path.join(workdir, "serial.log")
-        cmd = harness.runqemu.qemu_command(iso, config.fw, config.cpu, harness.qemu_extra(config),
+        cmd = harness.runqemu.qemu_command(iso, config.fw, harness.qemu_cpu(config), harness.qemu_extra(config),
                                            serial="stdio", workdir=workdir)
         self.qemu = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL)

@@ -59,7 +59,8 @@ def test_command_line(boot, name):
 # Each firmware boots 1, 2 and 4 CPUs (docs/testing.md); make test SMP=n
 # boots every configuration with n instead.
 SMP_BOOTS = [("ktest-bios", 4), ("init-bios", 4), ("ktest-uefi", 2), ("init-uefi", 4),
-             ("ktest-qemu64", 2), ("ptdump-bios", 1), ("vsyscall-native-uefi", 1)]
+             ("ktest-qemu64", 2), ("ptdump-bios", 1), ("vsyscall-native-uefi", 1),
+             ("ktest-x2apic", 4), ("smp-x2apic", 4)]
 
 
 def booted_cpus(name, ncpus):
@@ -75,8 +76,10 @@ def test_smp_cpus_up(boot, name, ncpus):
     ncpus = booted_cpus(name, ncpus)
     b = boot(name)
     b.expect(r"^acpi: MADT: %d CPUs?," % ncpus)
-    b.expect(r"^smp: %d CPUs? up, APIC ids %s \((xAPIC|x2APIC)\); processes run on every CPU$"
-             % (ncpus, " ".join(str(i) for i in range(ncpus))))
+    # The APIC mode the configuration asked QEMU for (harness.qemu_cpu).
+    b.expect(r"^smp: %d CPUs? up, APIC ids %s \(%s\); processes run on every CPU$"
+             % (ncpus, " ".join(str(i) for i in range(ncpus)),
+                {"xapic": "xAPIC", "x2apic": "x2APIC"}[b.config.apic]))
     # The tick: each CPU's local APIC timer, at HZ, measured to within 1%.
     m = b.expect(r"^timer: local APIC timer at 100 Hz \((\d+) counts of (\d+) Hz, (\d+) ns a tick\)"
                  r" on every CPU, vector 0xf0$")
