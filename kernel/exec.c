@@ -91,7 +91,7 @@ int exec_image(struct process *p, const char *path, char *const argv[], int argc
 	       char *const envp[], int envc)
 {
 	const struct module_file *m;
-	char file[PATH_MAX];
+	struct place file;
 	struct elf_info info;
 	struct stat st;
 	struct mm *mm, *old;
@@ -99,10 +99,10 @@ int exec_image(struct process *p, const char *path, char *const argv[], int argc
 	int err, sig;
 
 	/* The program is a module; a link leads to one (/bin/ls -> busybox), anything else is not one. */
-	if ((err = kernel_path(p->fs->cwd, path, file, LOOKUP_FOLLOW)) < 0)
+	if ((err = kernel_lookup(&p->fs->cwd, path, LOOKUP_FOLLOW, &file)) < 0)
 		return err;
-	if (!(m = module_lookup(file)))
-		return (err = path_stat(file, &st)) < 0 ? err : -EACCES;
+	if (file.node || !(m = module_lookup(file.path)))
+		return (err = place_stat(&file, &st)) < 0 ? err : -EACCES;
 	mm = mm_create();
 	if (!mm)
 		return -ENOMEM;
@@ -195,14 +195,14 @@ long sys_execve(const char __user *upath, const char *const __user *uargv,
 	char *buf = kmalloc(MAX_ARG_BYTES), *arena, *path;
 	char **argv = kmalloc(MAX_ARGS * sizeof(char *));
 	char **envp = kmalloc(MAX_ARGS * sizeof(char *));
-	size_t left = MAX_ARG_BYTES - 256;
+	size_t left = MAX_ARG_BYTES - PATH_MAX;
 	long len, argc = 0, envc = 0, err = -ENOMEM;
 
 	if (!buf || !argv || !envp)
 		goto out;
 	path = buf;
-	arena = buf + 256;
-	len = strncpy_from_user(path, upath, 256);
+	arena = buf + PATH_MAX;
+	len = strncpy_from_user(path, upath, PATH_MAX);
 	err = len;
 	if (len < 0)
 		goto out;

@@ -1,12 +1,15 @@
 /* A process's working directory and umask: shared by its threads (CLONE_FS), copied by fork. */
 #include <ccos/proc.h>
+#include <ccos/path.h>
 #include <ccos/mm.h>
 #include <ccos/lib.h>
 
 /*
- * p->fs->cwd is where relative paths start and p->fs->umask what open and
- * mkdir clear from a mode (kernel/sys_fs.c); refs counts the processes
- * and threads sharing them. All are the kernel lock's (docs/smp.md).
+ * p->fs->cwd is where relative paths start, a directory (a /tmp node it
+ * holds a reference to, or a read-only one: kernel/path.c), and
+ * p->fs->umask what open and mkdir clear from a mode (kernel/sys_fs.c);
+ * refs counts the processes and threads sharing them. exec keeps them.
+ * All are the kernel lock's (docs/smp.md).
  */
 
 /* The root, umask 022: init's. NULL when out of memory. */
@@ -18,7 +21,7 @@ struct fs_struct *fs_alloc(void)
 		return NULL;
 	fs->refs = 1;
 	fs->umask = 022;
-	strlcpy(fs->cwd, "/", sizeof(fs->cwd));
+	fs->cwd = root_place;
 	return fs;
 }
 
@@ -30,6 +33,7 @@ struct fs_struct *fs_copy(struct fs_struct *fs)
 		return NULL;
 	*copy = *fs;
 	copy->refs = 1;
+	place_hold(&copy->cwd);
 	return copy;
 }
 
@@ -41,6 +45,16 @@ struct fs_struct *fs_share(struct fs_struct *fs)
 
 void fs_put(struct fs_struct *fs)
 {
-	if (!--fs->refs)
-		kfree(fs);
+	if (--fs->refs)
+		return;
+	place_drop(&fs->cwd);
+	kfree(fs);
+}
+
+/* chdir and fchdir: to, a directory, held; the old one let go. */
+void fs_chdir(struct fs_struct *fs, const struct place *to)
+{
+	place_hold(to);
+	place_drop(&fs->cwd);
+	fs->cwd = *to;
 }

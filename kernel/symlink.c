@@ -21,7 +21,7 @@ static size_t bin_links_size;
 void bin_links_init(void)
 {
 	const struct module_file *m = module_lookup(BUSYBOX_LINKS);
-	char path[PATH_MAX] = "/bin/", *name;
+	char path[RO_PATH_MAX] = "/bin/", *name;
 	size_t i, len;
 
 	if (!m || !(bin_links = kmalloc(m->size + 1)))
@@ -65,21 +65,22 @@ static bool is_bin_link(const char *name)
 	return false;
 }
 
-/* The target of the link at path (a normalized path) into buf, PATH_MAX bytes: its length. */
+/*
+ * The target of the read-only link at path (outside /tmp, whose links
+ * are nodes: tmpfs_link) into buf, RO_PATH_MAX bytes: its length. A
+ * module's name that a lookup can reach fits.
+ */
 long link_target(const char *path, char *buf)
 {
-	const char *rel = in_tmp(path), *rest;
 	struct process *p = current();
-	struct tnode *n;
+	const char *rest;
 
-	if (rel)
-		return tmpfs_lookup(rel, &n) ? -EINVAL : tmpfs_readlink(n, buf);
 	if (!strcmp(path, "/proc/self"))
-		return p ? snprintf(buf, PATH_MAX, "%d", p->tgid) : -ENOENT;
+		return p ? snprintf(buf, RO_PATH_MAX, "%d", p->tgid) : -ENOENT;
 	if ((p = procfs_process(path, &rest)) && !strcmp(rest, "/exe"))
-		return p->exe ? (long)strlcpy(buf, p->exe->name, PATH_MAX) : -ENOENT;
+		return p->exe ? (long)strlcpy(buf, p->exe->name, RO_PATH_MAX) : -ENOENT;
 	if (!strncmp(path, "/bin/", 5) && is_bin_link(path + 5))
-		return strlcpy(buf, "busybox", PATH_MAX);
+		return strlcpy(buf, "busybox", RO_PATH_MAX);
 	return -EINVAL;
 }
 
@@ -95,30 +96,43 @@ static const struct file_ops link_ops = { .stat = link_stat };
 
 struct file *link_open(const char *path, long *err)
 {
-	char target[PATH_MAX];
-	long len = in_tmp(path) ? -EINVAL : link_target(path, target);
+	char target[RO_PATH_MAX];
+	long len = link_target(path, target);
 	struct file *f = NULL;
 
 	*err = len < 0 ? -ENOENT : (f = file_new(&link_ops, NULL, len)) ? 0 : -ENOMEM;
 	return f;
 }
 
-/* symlink: only in /tmp; elsewhere EEXIST where the name exists, else EROFS. */
-long sys_symlinkat(const char __user *utarget, int dirfd, const char __user *ulink)
+/*
+ * symlink: only in /tmp; elsewhere EEXIST where the name exists, else
+ * EROFS. The target is read after the lookup (Linux reads it first), so
+ * that its PATH_MAX bytes and the lookup's are not on the stack at once.
+ */
+static __noinline long make_link(const struct lookup *nd, const char __user *utarget)
 {
-	char target[PATH_MAX], path[PATH_MAX];
-	long len = strncpy_from_user(target, utarget, sizeof(target)), err;
+	char target[PATH_MAX];
+	long len = strncpy_from_user(target, utarget, sizeof(target));
+	struct place at;
 	struct stat st;
 
 	if (len < 0)
 		return len;
 	if (!len)
 		return -ENOENT;
-	if ((err = get_path(dirfd, ulink, path, 0)) < 0)
-		return err;
-	if (!in_tmp(path))
-		return path_stat(path, &st) == -ENOENT ? -EROFS : -EEXIST;
-	return tmpfs_symlink(in_tmp(path), target);
+	if (is_dots(nd->last))
+		return -EEXIST;
+	if (!nd->dir.node)
+		return lookup_last(nd, &at) || place_stat(&at, &st) == -ENOENT ? -EROFS : -EEXIST;
+	return tmpfs_symlink(nd->dir.node, nd->last, target);
+}
+
+long sys_symlinkat(const char __user *utarget, int dirfd, const char __user *ulink)
+{
+	struct lookup nd;
+	long err = lookup_parent(dirfd, ulink, 0, &nd);
+
+	return err < 0 ? err : make_link(&nd, utarget);
 }
 
 long sys_symlink(const char __user *target, const char __user *link)
@@ -128,17 +142,19 @@ long sys_symlink(const char __user *target, const char __user *link)
 
 long sys_readlinkat(int dirfd, const char __user *upath, char __user *buf, int size)
 {
-	char path[PATH_MAX], target[PATH_MAX];
+	char text[RO_PATH_MAX];
+	const char *target;
+	struct place at;
 	struct stat st;
 	long len;
 
 	if (size <= 0)
 		return -EINVAL;
-	if ((len = get_path(dirfd, upath, path, 0)) < 0)
+	if ((len = lookup(dirfd, upath, 0, &at)) < 0)
 		return len;
-	if ((len = link_target(path, target)) < 0)
-		return (len = path_stat(path, &st)) < 0 ? len : -EINVAL;
-	len = MIN(len, size);		/* no NUL, cut at size: as Linux */
+	if (!(target = place_link(&at, text)))
+		return (len = place_stat(&at, &st)) < 0 ? len : -EINVAL;
+	len = MIN((long)strlen(target), size);		/* no NUL, cut at size: as Linux */
 	return copy_to_user(buf, target, len) ? -EFAULT : len;
 }
 

@@ -14,22 +14,6 @@
 #define UTIME_NOW		((1l << 30) - 1)
 #define UTIME_OMIT		((1l << 30) - 2)
 
-/*
- * The /tmp node that path names: -EROFS for a file elsewhere (modules,
- * /proc, the directories), which cannot change; -ENOENT and the like
- * for none.
- */
-static long node_at(const char *path, struct tnode **n)
-{
-	const char *rel = in_tmp(path);
-	struct stat st;
-	long err;
-
-	if (rel)
-		return tmpfs_lookup(rel, n);
-	return (err = path_stat(path, &st)) < 0 ? err : -EROFS;
-}
-
 /* The /tmp node an open descriptor refers to: EROFS for any other file. */
 static long fd_node(unsigned int fd, struct tnode **n)
 {
@@ -42,14 +26,18 @@ static long fd_node(unsigned int fd, struct tnode **n)
  */
 static long user_node(int dirfd, const char __user *upath, int flags, struct tnode **n)
 {
-	char path[PATH_MAX];
+	struct place at;
+	struct stat st;
 	long err;
 
 	if (!upath && dirfd != AT_FDCWD)
 		return fd_node(dirfd, n);
-	if ((err = get_path(dirfd, upath, path, flags & AT_SYMLINK_NOFOLLOW ? 0 : LOOKUP_FOLLOW)) < 0)
+	if ((err = lookup(dirfd, upath, flags & AT_SYMLINK_NOFOLLOW ? 0 : LOOKUP_FOLLOW, &at)) < 0)
 		return err;
-	return node_at(path, n);
+	if ((*n = at.node))
+		return 0;
+	/* a file elsewhere (modules, /proc, the directories) cannot change */
+	return (err = place_stat(&at, &st)) < 0 ? err : -EROFS;
 }
 
 static bool nsec_valid(long nsec)

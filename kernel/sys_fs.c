@@ -1,4 +1,4 @@
-/* The tree (/, /bin, /etc, /proc, /tmp), the working directory and the calls that name files. */
+/* The system calls that name files: open, stat, mkdir, unlink, rename, chdir, getcwd; and getdents64. */
 #include <ccos/path.h>
 #include <ccos/tmpfs.h>
 #include <ccos/file.h>
@@ -16,132 +16,78 @@
 #define AT_EMPTY_PATH	0x1000
 #define EXDEV		18
 
-/* The read-only directories: their fixed names, then those of more_names. */
-static const struct vdir {
-	const char *path;
-	const char *const *names;
-} vdirs[] = {
-	{ "/", (const char *const[]){ "bin", "dev", "etc", "proc", "tmp", NULL } },
-	{ "/bin", (const char *const[]){ NULL } },
-	{ "/etc", (const char *const[]){ NULL } },
-	{ "/dev", (const char *const[]){ "null", "tty", "zero", NULL } },
-	{ "/proc", (const char *const[]){ "loadavg", "meminfo", "self", "smpstat", "stat", NULL } },
-}, pid_vdir = { "/proc/PID", (const char *const[]){ NULL } };	/* any process's */
-
-static const struct vdir *find_vdir(const char *path)
+/*
+ * A place (kernel/path.c) opened: a /tmp node, a read-only directory, a
+ * module, a device or a /proc file. Outside /tmp the file keeps the path
+ * it was opened by.
+ */
+static struct file *open_place(const struct place *at, int flags, long *err)
 {
-	const char *rest;
-	unsigned long i;
-
-	for (i = 0; i < ARRAY_SIZE(vdirs); i++)
-		if (!strcmp(vdirs[i].path, path))
-			return &vdirs[i];
-	return procfs_process(path, &rest) && !*rest ? &pid_vdir : NULL;
-}
-
-/* After the fixed names: /proc/PID's files, /proc's processes, modules, /bin's links. */
-static int more_names(const char *path, const struct vdir *v, uint64_t index,
-		      struct dirent_out *d)
-{
-	const struct module_file *m;
-	int pid;
-
-	if (v == &pid_vdir) {
-		d->name = procfs_pid_file_at(index);
-		d->type = d->name && !strcmp(d->name, "exe") ? DT_LNK : DT_REG;
-	} else if (!strcmp(path, "/proc")) {
-		if ((pid = procfs_pid_at(index)))
-			snprintf(d->buf, sizeof(d->buf), "%d", pid);
-		d->name = pid ? d->buf : NULL;
-	} else if ((m = module_at(path, index))) {
-		d->name = m->name + strlen(path) + 1;
-		d->type = DT_REG;
-	} else if (!strcmp(path, "/bin")) {
-		d->name = bin_link_at(index - modules_in(path));
-		d->type = DT_LNK;
-	}
-	return d->name ? 0 : -ENOENT;
-}
-
-static int vdir_dirent(struct file *f, uint64_t index, struct dirent_out *d)
-{
-	const struct vdir *v = find_vdir(f->path);
-	const char *const *name;
-	char child[PATH_MAX], target[PATH_MAX];
-
-	if (!v)
-		return -ENOENT;		/* /proc/PID of a process that has gone since */
-	name = v->names;
-	*d = (struct dirent_out){ .ino = index + 2, .type = DT_DIR };
-	if (index < 2) {
-		d->name = index ? ".." : ".";
-		return 0;
-	}
-	for (index -= 2; *name && index; index--)
-		name++;
-	if (!(d->name = *name))
-		return more_names(f->path, v, index, d);
-	kernel_path(f->path, d->name, child, 0);
-	d->type = find_vdir(child) ? DT_DIR : link_target(child, target) > 0 ? DT_LNK :
-		  !strcmp(f->path, "/dev") ? DT_CHR : DT_REG;
-	return 0;
-}
-
-static void vdir_stat(struct file *f, struct stat *st)
-{
-	st->st_mode = S_IFDIR | 0555;
-	st->st_nlink = 2;
-	st->st_ino = path_ino(f->path);
-}
-
-static const struct file_ops vdir_ops = { .dirent = vdir_dirent, .stat = vdir_stat };
-
-/* Open a normalized path: /tmp, a read-only directory, a module or a /proc file. */
-static struct file *open_path(const char *path, int flags, uint32_t mode, long *err)
-{
-	const char *rel = in_tmp(path);
 	struct file *f;
 
-	if (rel) {
-		f = tmpfs_open(rel, flags, mode & ~current()->fs->umask, err);
-	} else if (find_vdir(path)) {
-		*err = (flags & O_ACCMODE) ? -EISDIR : (flags & O_CREAT) ? -EISDIR : 0;
-		f = *err ? NULL : file_new(&vdir_ops, NULL, 0);
-		if (!*err && !f)
-			*err = -ENOMEM;
-	} else {
-		f = file_open_path(path, flags, err);
-		if (f && (flags & O_DIRECTORY)) {
-			file_put(f);
-			f = NULL;
-			*err = -ENOTDIR;
-		}
+	if (at->node)
+		return tmpfs_open(at->node, flags, err);
+	if (rodir_is(at->path)) {
+		f = rodir_open(flags, err);
+	} else if ((f = file_open_path(at->path, flags, err)) && (flags & O_DIRECTORY)) {
+		file_put(f);
+		f = NULL;
+		*err = -ENOTDIR;
 	}
-	if (f && !(f->path = kmalloc(strlen(path) + 1))) {
+	if (f && !(f->path = kmalloc(strlen(at->path) + 1))) {
 		file_put(f);
 		f = NULL;
 		*err = -ENOMEM;
 	}
 	if (f)
-		memcpy(f->path, path, strlen(path) + 1);
+		memcpy(f->path, at->path, strlen(at->path) + 1);
 	return f;
+}
+
+/* The directory a descriptor is open on, where its *at calls' relative paths start. */
+long file_place(struct file *f, struct place *out)
+{
+	struct tnode *n = tmpfs_node(f);
+
+	out->node = n;
+	if (n)
+		return tmpfs_is_dir(n) ? 0 : -ENOTDIR;
+	if (!rodir_file(f))
+		return -ENOTDIR;
+	strlcpy(out->path, f->path, sizeof(out->path));
+	return 0;
+}
+
+/* open's O_CREAT: a new file in /tmp; a name that ends in a slash means a directory (EISDIR, as Linux). */
+static long create_file(const struct lookup *nd, unsigned int mode, struct place *at)
+{
+	if (nd->slash)
+		return -EISDIR;
+	return tmpfs_make(nd->dir.node, nd->last, S_IFREG | (mode & 07777 & ~current()->fs->umask),
+			  &at->node);
 }
 
 long sys_openat(int dirfd, const char __user *upath, int flags, unsigned int mode)
 {
-	char path[PATH_MAX], target[PATH_MAX];
+	char buf[RO_PATH_MAX];
 	bool exclusive = (flags & O_CREAT) && (flags & O_EXCL);
+	struct lookup nd;
+	struct place at;
 	struct file *f;
-	long err = get_path(dirfd, upath, path, flags & O_NOFOLLOW || exclusive ? 0 : LOOKUP_FOLLOW);
+	long err = lookup_parent(dirfd, upath, flags & O_NOFOLLOW || exclusive ? 0 : LOOKUP_FOLLOW, &nd);
 	int fd;
 
 	if (err < 0)
 		return err;
+	if ((err = lookup_last(&nd, &at)) == -ENOENT && (flags & O_CREAT) && nd.dir.node)
+		err = create_file(&nd, mode, &at);
 	/* As Linux: O_CREAT | O_EXCL never follows a link and finds the name taken. */
-	if (link_target(path, target) > 0)
-		return exclusive ? -EEXIST : -ELOOP;
-	/* ccos has no O_PATH descriptors: the flag is kept for path_stat's own opens. */
-	if (!(f = open_path(path, flags & ~O_PATH, mode, &err)))
+	else if (!err && (place_link(&at, buf) || (exclusive && at.node)))
+		err = exclusive ? -EEXIST : -ELOOP;
+	if (err)
+		return err;
+	/* ccos has no O_PATH descriptors: the flag is kept for place_stat's own opens. */
+	if (!(f = open_place(&at, flags & ~O_PATH, &err)))
 		return err;
 	f->flags = flags & (O_ACCMODE | O_APPEND | O_NONBLOCK);
 	fd = fd_install(f);
@@ -162,15 +108,19 @@ long sys_creat(const char __user *path, unsigned int mode)
 	return sys_openat(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
 }
 
-/* stat of a path through a file opened and closed at once: one way for every kind. */
-long path_stat(const char *path, struct stat *st)
+/* stat of a place: a /tmp node's own, else through a file opened and closed at once. */
+long place_stat(const struct place *p, struct stat *st)
 {
 	long err;
-	struct file *f = open_path(path, O_RDONLY | O_PATH, 0, &err);	/* a FIFO's waits not */
+	struct file *f;
 
-	if (!f)
-		return err;
 	*st = (struct stat){ .st_nlink = 1, .st_blksize = 4096 };
+	if (p->node) {
+		tmpfs_stat(p->node, st);
+		return 0;
+	}
+	if (!(f = open_place(p, O_RDONLY | O_PATH, &err)))
+		return err;
 	file_stat(f, st);
 	file_put(f);
 	return 0;
@@ -178,17 +128,22 @@ long path_stat(const char *path, struct stat *st)
 
 long sys_newfstatat(int dirfd, const char __user *upath, struct stat __user *ust, int flags)
 {
-	char path[PATH_MAX];
+	struct place at;
 	struct stat st;
+	char c[2];
 	long err;
 
 	/* AT_NO_AUTOMOUNT (0x800): no mounts to trigger */
 	if (flags & ~(AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW | 0x800))
 		return -EINVAL;
-	if ((flags & AT_EMPTY_PATH) && strncpy_from_user(path, upath, 2) == 0)
-		return dirfd == AT_FDCWD ? sys_newfstatat(dirfd, ".", ust, 0) : sys_fstat(dirfd, ust);
-	if ((err = get_path(dirfd, upath, path, flags & AT_SYMLINK_NOFOLLOW ? 0 : LOOKUP_FOLLOW)) < 0 ||
-	    (err = path_stat(path, &st)) < 0)
+	if ((flags & AT_EMPTY_PATH) && strncpy_from_user(c, upath, 2) == 0) {
+		if (dirfd != AT_FDCWD)
+			return sys_fstat(dirfd, ust);
+		at = current()->fs->cwd;
+	} else if ((err = lookup(dirfd, upath, flags & AT_SYMLINK_NOFOLLOW ? 0 : LOOKUP_FOLLOW, &at)) < 0) {
+		return err;
+	}
+	if ((err = place_stat(&at, &st)) < 0)
 		return err;
 	return copy_to_user(ust, &st, sizeof(st)) ? -EFAULT : 0;
 }
@@ -206,15 +161,15 @@ long sys_lstat(const char __user *path, struct stat __user *st)
 /* As root: F_OK and R_OK if it exists, W_OK only in /tmp, X_OK if any x bit is set. */
 long sys_faccessat(int dirfd, const char __user *upath, int mode)
 {
-	char path[PATH_MAX];
+	struct place at;
 	struct stat st;
 	long err;
 
 	if (mode & ~7)
 		return -EINVAL;
-	if ((err = get_path(dirfd, upath, path, LOOKUP_FOLLOW)) < 0 || (err = path_stat(path, &st)) < 0)
+	if ((err = lookup(dirfd, upath, LOOKUP_FOLLOW, &at)) < 0 || (err = place_stat(&at, &st)) < 0)
 		return err;
-	if ((mode & 2) && !in_tmp(path))
+	if ((mode & 2) && !at.node)
 		return -EROFS;
 	if ((mode & 1) && !(st.st_mode & 0111))
 		return -EACCES;
@@ -231,43 +186,52 @@ long sys_faccessat2(int dirfd, const char __user *path, int mode, int flags)
 	return flags & ~0x300 ? -EINVAL : sys_faccessat(dirfd, path, mode);
 }
 
-/* Outside /tmp a change is EROFS where the path exists, else what a lookup says. */
-static long read_only(const char *path)
+/*
+ * A change outside /tmp, to nd's last component: EROFS where it exists,
+ * else what a lookup says; EBUSY for /tmp itself, which Linux says of a
+ * mount point.
+ */
+static long read_only(const struct lookup *nd)
 {
+	struct place at;
 	struct stat st;
-	long err = path_stat(path, &st);
+	long err = lookup_last(nd, &at);
 
-	return err ? err : -EROFS;
+	if (!err && at.node)
+		return -EBUSY;
+	return err ? err : (err = place_stat(&at, &st)) ? err : -EROFS;
+}
+
+/* mkdir and mknod: a new node in /tmp; elsewhere EEXIST where the name is taken, else EROFS. */
+static long make_node(int dirfd, const char __user *upath, uint32_t mode)
+{
+	struct tnode *n;
+	struct lookup nd;
+	long err = lookup_parent(dirfd, upath, 0, &nd);
+
+	if (err < 0)
+		return err;
+	if (is_dots(nd.last))
+		return -EEXIST;
+	if (!nd.dir.node)
+		return read_only(&nd) == -ENOENT ? -EROFS : -EEXIST;
+	return tmpfs_make(nd.dir.node, nd.last, (mode & S_IFMT) | (mode & 07777 & ~current()->fs->umask), &n);
 }
 
 long sys_mkdirat(int dirfd, const char __user *upath, unsigned int mode)
 {
-	char path[PATH_MAX];
-	const char *rel;
-	long err = get_path(dirfd, upath, path, 0);
-
-	if (err < 0)
-		return err;
-	if (!(rel = in_tmp(path)))
-		return read_only(path) == -ENOENT ? -EROFS : -EEXIST;
-	return tmpfs_mkdir(rel, mode & ~current()->fs->umask);
+	return make_node(dirfd, upath, S_IFDIR | (mode & 07777));
 }
 
 /* mknod: a FIFO or a regular file in /tmp; there are no devices to make. */
 long sys_mknodat(int dirfd, const char __user *upath, unsigned int mode, unsigned int dev)
 {
-	char path[PATH_MAX];
 	uint32_t type = mode & S_IFMT;
-	long err;
 
 	(void)dev;
 	if (type && type != S_IFREG && type != S_IFIFO)
 		return type == S_IFCHR || type == 0060000 || type == 0140000 ? -EPERM : -EINVAL;
-	if ((err = get_path(dirfd, upath, path, 0)) < 0)
-		return err;
-	if (!in_tmp(path))
-		return read_only(path) == -ENOENT ? -EROFS : -EEXIST;
-	return tmpfs_mknod(in_tmp(path), (type ? type : S_IFREG) | (mode & 07777 & ~current()->fs->umask));
+	return make_node(dirfd, upath, (type ? type : S_IFREG) | (mode & 07777));
 }
 
 long sys_mknod(const char __user *path, unsigned int mode, unsigned int dev)
@@ -280,19 +244,28 @@ long sys_mkdir(const char __user *path, unsigned int mode)
 	return sys_mkdirat(AT_FDCWD, path, mode);
 }
 
+/*
+ * As Linux: rmdir of "." is EINVAL, of ".." ENOTEMPTY, of / EBUSY; unlink
+ * of any of them EISDIR, and of a name and a slash what that names.
+ */
 long sys_unlinkat(int dirfd, const char __user *upath, int flags)
 {
-	char path[PATH_MAX];
-	const char *rel;
-	long err = get_path(dirfd, upath, path, 0);
+	bool rmdir = flags & AT_REMOVEDIR;
+	struct lookup nd;
+	struct place at;
+	long err;
 
 	if (flags & ~AT_REMOVEDIR)
 		return -EINVAL;
-	if (err < 0)
+	if ((err = lookup_parent(dirfd, upath, 0, &nd)) < 0)
 		return err;
-	if (!(rel = in_tmp(path)))
-		return read_only(path);
-	return tmpfs_remove(rel, flags & AT_REMOVEDIR);
+	if (rmdir && is_dots(nd.last))
+		return !nd.last[0] ? -EBUSY : nd.last[1] ? -ENOTEMPTY : -EINVAL;
+	if (!rmdir && (is_dots(nd.last) || nd.slash))
+		return (err = lookup_last(&nd, &at)) ? err : -EISDIR;
+	if (!nd.dir.node)
+		return read_only(&nd);
+	return tmpfs_remove(nd.dir.node, nd.last, rmdir);
 }
 
 long sys_unlink(const char __user *path)
@@ -305,21 +278,25 @@ long sys_rmdir(const char __user *path)
 	return sys_unlinkat(AT_FDCWD, path, AT_REMOVEDIR);
 }
 
+/* As Linux, "." or ".." as either last component is EBUSY: rename("d/.", ...) does not rename d. */
 long sys_renameat2(int olddfd, const char __user *uold, int newdfd, const char __user *unew,
 		   unsigned int flags)
 {
-	char from[PATH_MAX], to[PATH_MAX];
+	struct lookup from, to;
 	long err;
 
 	if (flags)
 		return -EINVAL;
-	if ((err = get_path(olddfd, uold, from, 0)) < 0 || (err = get_path(newdfd, unew, to, 0)) < 0)
+	if ((err = lookup_parent(olddfd, uold, 0, &from)) < 0 ||
+	    (err = lookup_parent(newdfd, unew, 0, &to)) < 0)
 		return err;
-	if (!in_tmp(from))
-		return read_only(from);
-	if (!in_tmp(to))
+	if (is_dots(from.last) || is_dots(to.last))
+		return -EBUSY;
+	if (!from.dir.node)
+		return read_only(&from);
+	if (!to.dir.node)
 		return -EXDEV;
-	return tmpfs_rename(in_tmp(from), in_tmp(to));
+	return tmpfs_rename(from.dir.node, from.last, to.dir.node, to.last);
 }
 
 long sys_renameat(int olddfd, const char __user *uold, int newdfd, const char __user *unew)
@@ -334,19 +311,17 @@ long sys_rename(const char __user *uold, const char __user *unew)
 
 long sys_truncate(const char __user *upath, long len)
 {
-	char path[PATH_MAX];
-	struct tnode *n;
-	long err = get_path(AT_FDCWD, upath, path, LOOKUP_FOLLOW);
+	struct place at;
+	struct stat st;
+	long err = lookup(AT_FDCWD, upath, LOOKUP_FOLLOW, &at);
 
 	if (err < 0)
 		return err;
 	if (len < 0)
 		return -EINVAL;
-	if (!in_tmp(path))
-		return read_only(path);
-	if ((err = tmpfs_lookup(in_tmp(path), &n)) < 0)
-		return err;
-	return tmpfs_truncate(n, len);
+	if (!at.node)
+		return (err = place_stat(&at, &st)) ? err : -EROFS;
+	return tmpfs_truncate(at.node, len);
 }
 
 static long file_truncate(struct file *f, long len)
@@ -369,32 +344,34 @@ long sys_umask(int mask)
 	return old;
 }
 
-static long change_dir(const char *path)
+/* The working directory becomes to, a directory (kernel/fs_struct.c holds it). */
+static long change_dir(const struct place *to)
 {
 	struct stat st;
-	long err = path_stat(path, &st);
+	long err = place_stat(to, &st);
 
 	if (err)
 		return err;
 	if ((st.st_mode & S_IFMT) != S_IFDIR)
 		return -ENOTDIR;
-	strlcpy(current()->fs->cwd, path, PATH_MAX);
+	fs_chdir(current()->fs, to);
 	return 0;
 }
 
 long sys_chdir(const char __user *upath)
 {
-	char path[PATH_MAX];
-	long err = get_path(AT_FDCWD, upath, path, LOOKUP_FOLLOW);
+	struct place at;
+	long err = lookup(AT_FDCWD, upath, LOOKUP_FOLLOW, &at);
 
-	return err < 0 ? err : change_dir(path);
+	return err < 0 ? err : change_dir(&at);
 }
 
 static long file_chdir(struct file *f)
 {
-	if (!f->ops->dirent || !f->path)
-		return -ENOTDIR;
-	return change_dir(f->path);
+	struct place at;
+	long err = file_place(f, &at);
+
+	return err ? err : change_dir(&at);
 }
 
 long sys_fchdir(unsigned int fd)
@@ -402,13 +379,17 @@ long sys_fchdir(unsigned int fd)
 	return WITH_FILE(fd, f, file_chdir(f));
 }
 
+/* As Linux: ENOENT once the working directory is removed, ENAMETOOLONG past PATH_MAX. */
 long sys_getcwd(char __user *buf, unsigned long size)
 {
-	size_t len = strlen(current()->fs->cwd) + 1;
+	char path[PATH_MAX];
+	long len = place_name(&current()->fs->cwd, path);
 
-	if (size < len)
+	if (len < 0)
+		return len;
+	if (size < (unsigned long)len + 1)
 		return -ERANGE;
-	return copy_to_user(buf, current()->fs->cwd, len) ? -EFAULT : (long)len;
+	return copy_to_user(buf, path, len + 1) ? -EFAULT : len + 1;
 }
 
 /* struct linux_dirent64: d_ino, d_off, d_reclen, d_type, then the name and a NUL, 8-aligned. */
@@ -416,10 +397,11 @@ static long file_getdents(struct file *f, void __user *buf, unsigned int size)
 {
 	struct dirent_out d;
 	unsigned long done = 0;
+	int err;
 
 	if (!f->ops->dirent)
 		return -ENOTDIR;
-	while (f->ops->dirent(f, f->offset, &d) == 0) {
+	while ((err = f->ops->dirent(f, f->offset, &d)) == 0) {
 		size_t namelen = strlen(d.name), reclen = (19 + namelen + 1 + 7) & ~7ul;
 		char rec[19 + 256 + 8] = { 0 };
 		uint64_t off = f->offset + 1;
@@ -440,7 +422,7 @@ static long file_getdents(struct file *f, void __user *buf, unsigned int size)
 		done += reclen;
 		f->offset++;
 	}
-	return done;
+	return err < 0 && !done ? err : (long)done;
 }
 
 long sys_getdents64(unsigned int fd, void __user *buf, unsigned int size)

@@ -1,5 +1,6 @@
 /* tmpfs: the writable in-memory file system at /tmp: a tree of nodes, their pages, open files. */
 #include <ccos/tmpfs.h>
+#include <ccos/path.h>
 #include <ccos/file.h>
 #include <ccos/proc.h>
 #include <ccos/abi.h>
@@ -12,8 +13,9 @@
 #define TMPFS_MAX_PAGES	1024	/* 4 MiB of file data, then ENOSPC */
 /*
  * And 8,192 nodes (Linux counts inodes too): a node, its name (at most
- * 255 bytes) and a link's target take at most 1,280 bytes of the heap,
- * so /tmp's metadata stays under 10 MiB, however it is used.
+ * 255 bytes) and a link's target take at most 1,280 bytes of the heap
+ * (a longer target takes a page of the 4 MiB), so /tmp's metadata stays
+ * under 10 MiB, however it is used.
  */
 #define TMPFS_MAX_NODES	8192
 
@@ -26,7 +28,8 @@ struct tnode {
 	struct pipe *fifo;			/* a FIFO's pipe while it is open (kernel/pipe.c) */
 	size_t npages;
 	uint64_t size, ino;
-	int nlink, opens;
+	int nlink;
+	int refs;				/* open files, working directories, removed children */
 	struct timespec mtime;
 };
 
@@ -39,44 +42,20 @@ static bool is_dir(const struct tnode *n)
 	return (n->mode & S_IFMT) == S_IFDIR;
 }
 
-static struct tnode *find_child(struct tnode *dir, const char *name, size_t len)
+/* A node removed (or renamed over): no name, no entries; it lives on while referenced (unname). */
+static bool dead(const struct tnode *n)
+{
+	return !n->nlink;
+}
+
+static struct tnode *find_child(struct tnode *dir, const char *name)
 {
 	struct tnode *c;
 
 	for (c = dir->child; c; c = c->next)
-		if (strlen(c->name) == len && !memcmp(c->name, name, len))
+		if (!strcmp(c->name, name))
 			return c;
 	return NULL;
-}
-
-/*
- * Walk rel ("" for /tmp itself, or "/a/b", already without "." and "..")
- * from the root. With want_parent, stop at the last component: *node is
- * its directory and *last the name, which need not exist.
- */
-static int walk(const char *rel, bool want_parent, struct tnode **node, const char **last)
-{
-	struct tnode *n = &root;
-
-	while (*rel == '/') {
-		const char *name = rel + 1, *end = strchr(name, '/');
-		size_t len = end ? (size_t)(end - name) : strlen(name);
-
-		if (!is_dir(n))
-			return -ENOTDIR;
-		if (want_parent && !end) {
-			*node = n;
-			*last = name;
-			return len > 255 ? -ENAMETOOLONG : 0;
-		}
-		if (!(n = find_child(n, name, len)))
-			return -ENOENT;
-		rel = name + len;
-	}
-	if (want_parent)
-		return -EBUSY;		/* /tmp itself has no parent here */
-	*node = n;
-	return 0;
 }
 
 static void touch(struct tnode *n)
@@ -128,19 +107,29 @@ static int grow(struct tnode *n, uint64_t len)
 	return 0;
 }
 
+/*
+ * Free n if nothing names it or holds it; then its directory, which n
+ * held since it lost its name, may go too, and so on up.
+ */
 static void maybe_free(struct tnode *n)
 {
-	if (n->nlink || n->opens)
-		return;
-	shrink(n, 0);
-	kfree(n->pages);
-	kfree(n->link);
-	kfree(n->name);
-	fifo_orphan(n->fifo);
-	kfree(n);
-	nodes_used--;
+	while (n && !n->nlink && !n->refs) {
+		struct tnode *dir = n->parent;
+
+		if (!n->npages)
+			kfree(n->link);		/* else it is in the node's page */
+		shrink(n, 0);
+		kfree(n->pages);
+		kfree(n->name);
+		fifo_orphan(n->fifo);
+		kfree(n);
+		nodes_used--;
+		dir->refs--;
+		n = dir;
+	}
 }
 
+/* Out of its directory's list; n->parent stays (a rename attaches it elsewhere). */
 static void detach(struct tnode *n)
 {
 	struct tnode **pp = &n->parent->child;
@@ -150,7 +139,19 @@ static void detach(struct tnode *n)
 	*pp = n->next;
 	if (is_dir(n))
 		n->parent->nlink--;
-	n->parent = NULL;
+}
+
+/*
+ * unlink, rmdir, or a rename over it: n loses its name. A directory that
+ * a process is in, or has open, lives on, with no entries, and holds its
+ * own directory, where ".." still leads, as on Linux.
+ */
+static void unname(struct tnode *n)
+{
+	detach(n);
+	n->nlink = 0;
+	n->parent->refs++;
+	maybe_free(n);
 }
 
 static void attach(struct tnode *dir, struct tnode *n)
@@ -263,10 +264,7 @@ static ssize_t tmpfs_write(struct file *f, const char __user *buf, size_t len)
 
 static void tmpfs_release(struct file *f)
 {
-	struct tnode *n = f->priv;
-
-	n->opens--;
-	maybe_free(n);
+	tmpfs_put(f->priv);
 }
 
 void tmpfs_stat(struct tnode *n, struct stat *st)
@@ -288,21 +286,23 @@ static void tmpfs_file_stat(struct file *f, struct stat *st)
 	tmpfs_stat(f->priv, st);
 }
 
-/* getdents64's entries of a directory: ".", "..", then the list. */
+/* getdents64's entries of a directory: ".", "..", then the list; none once removed (ENOENT, as Linux). */
 static int tmpfs_dirent(struct file *f, uint64_t index, struct dirent_out *d)
 {
 	struct tnode *n = f->priv, *c;
 
+	if (dead(n))
+		return -ENOENT;
 	if (index < 2) {
 		d->name = index ? ".." : ".";
-		d->ino = index && n->parent ? n->parent->ino : n->ino;
+		d->ino = index && n != &root ? n->parent->ino : n->ino;
 		d->type = DT_DIR;
 		return 0;
 	}
 	for (c = n->child, index -= 2; c && index; c = c->next)
 		index--;
 	if (!c)
-		return -ENOENT;
+		return DIRENT_END;
 	d->name = c->name;
 	d->ino = c->ino;
 	d->type = c->mode >> 12;	/* as Linux, DT_DIR, DT_REG, DT_LNK are the type bits */
@@ -314,11 +314,29 @@ static const struct file_ops tmpfs_ops = {
 	.stat = tmpfs_file_stat, .dirent = tmpfs_dirent,
 };
 
-/* --- What the path system calls ask (kernel/sys_fs.c) ------------------------------ */
+/* --- The tree, as path lookup (kernel/path.c) and the system calls (kernel/sys_fs.c) ask ---- */
 
-int tmpfs_lookup(const char *rel, struct tnode **node)
+struct tnode *tmpfs_root(void)
 {
-	return walk(rel, false, node, NULL);
+	return &root;
+}
+
+/* The entry name of directory dir; NULL if none, or if dir was removed. */
+struct tnode *tmpfs_child(struct tnode *dir, const char *name)
+{
+	return dead(dir) ? NULL : find_child(dir, name);
+}
+
+/* n's directory (a removed node's is where it was); NULL for /tmp itself. */
+struct tnode *tmpfs_parent(struct tnode *n)
+{
+	return n->parent;
+}
+
+/* A symbolic link's target, else NULL. */
+const char *tmpfs_link(struct tnode *n)
+{
+	return n->link;
 }
 
 bool tmpfs_is_dir(struct tnode *n)
@@ -326,37 +344,58 @@ bool tmpfs_is_dir(struct tnode *n)
 	return is_dir(n);
 }
 
-struct file *tmpfs_open(const char *rel, int flags, uint32_t mode, long *err)
+/* A reference (a working directory, an open file): the node outlives its names until put. */
+void tmpfs_get(struct tnode *n)
 {
-	struct tnode *n, *dir;
-	const char *name;
+	n->refs++;
+}
+
+void tmpfs_put(struct tnode *n)
+{
+	n->refs--;
+	maybe_free(n);
+}
+
+/* "/tmp/a/b" into buf, built from n up: its length; -ENOENT if removed, -ENAMETOOLONG past size. */
+long tmpfs_path(struct tnode *n, char *buf, size_t size)
+{
+	size_t at = size - 1, len;
+
+	if (dead(n))
+		return -ENOENT;
+	buf[at] = 0;
+	for (; n; n = n->parent) {
+		if ((len = strlen(n->name)) + 1 > at)
+			return -ENAMETOOLONG;
+		at -= len;
+		memcpy(buf + at, n->name, len);
+		buf[--at] = '/';
+	}
+	memmove(buf, buf + at, size - at);
+	return size - 1 - at;
+}
+
+struct file *tmpfs_open(struct tnode *n, int flags, long *err)
+{
 	struct file *f;
 
-	*err = walk(rel, false, &n, NULL);
-	if (*err == -ENOENT && (flags & O_CREAT)) {
-		if ((*err = walk(rel, true, &dir, &name)) < 0)
-			return NULL;
-		*err = create(dir, name, S_IFREG | (mode & 07777), &n);
-	} else if (!*err && (flags & O_CREAT) && (flags & O_EXCL)) {
-		*err = -EEXIST;
-	} else if (!*err && is_dir(n) && (flags & O_ACCMODE)) {
+	*err = 0;
+	if (is_dir(n) && ((flags & O_ACCMODE) || (flags & O_CREAT)))
 		*err = -EISDIR;
-	} else if (!*err && !is_dir(n) && (flags & O_DIRECTORY)) {
+	else if (!is_dir(n) && (flags & O_DIRECTORY))
 		*err = -ENOTDIR;
-	} else if (!*err && (flags & O_TRUNC) && (flags & O_ACCMODE)) {
+	else if ((flags & O_TRUNC) && (flags & O_ACCMODE))
 		shrink(n, 0);
-	}
 	if (*err)
 		return NULL;
 	if ((n->mode & S_IFMT) == S_IFIFO && !(flags & O_PATH))
 		return fifo_open(&n->fifo, flags, err);
 	if (!(f = file_new(&tmpfs_ops, NULL, 0))) {
 		*err = -ENOMEM;
-		maybe_free(n);
 		return NULL;
 	}
 	f->priv = n;
-	n->opens++;
+	tmpfs_get(n);
 	return f;
 }
 
@@ -380,114 +419,80 @@ struct tnode *tmpfs_node(struct file *f)
 	return f->ops == &tmpfs_ops ? f->priv : NULL;
 }
 
-/* A new node at rel, which must not exist yet (mkdir, symlink). */
-static long make(const char *rel, uint32_t mode, struct tnode **n)
+/* A new node name in dir (open's O_CREAT, mkdir, mknod, symlink): -EEXIST if it is taken. */
+long tmpfs_make(struct tnode *dir, const char *name, uint32_t mode, struct tnode **n)
 {
-	struct tnode *dir;
-	const char *name;
-	long err = walk(rel, false, n, NULL);
-
-	if (!err)
+	if (dead(dir))
+		return -ENOENT;
+	if (find_child(dir, name))
 		return -EEXIST;
-	if ((err = walk(rel, true, &dir, &name)) < 0)
-		return err == -EBUSY ? -EEXIST : err;
 	return create(dir, name, mode, n);
 }
 
-long tmpfs_mkdir(const char *rel, uint32_t mode)
+/* unlink (rmdir false) and rmdir (rmdir true) of name in dir. */
+long tmpfs_remove(struct tnode *dir, const char *name, bool rmdir)
 {
-	struct tnode *n;
+	struct tnode *n = tmpfs_child(dir, name);
 
-	return make(rel, S_IFDIR | (mode & 07777), &n);
-}
-
-/* mknod: a regular file or a FIFO (S_IFIFO in mode). */
-long tmpfs_mknod(const char *rel, uint32_t mode)
-{
-	struct tnode *n;
-
-	return make(rel, mode, &n);
-}
-
-long tmpfs_symlink(const char *rel, const char *target)
-{
-	size_t len = strlen(target) + 1;
-	char *copy = kmalloc(len);
-	struct tnode *n;
-	long err;
-
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, target, len);
-	if ((err = make(rel, S_IFLNK | 0777, &n)) < 0)
-		kfree(copy);
-	else
-		n->link = copy;
-	return err;
-}
-
-/* A link's target into buf (PATH_MAX bytes): its length; EINVAL for another node. */
-long tmpfs_readlink(struct tnode *n, char *buf)
-{
-	return n->link ? (long)strlcpy(buf, n->link, PATH_MAX) : -EINVAL;
-}
-
-/* unlink (dir false) and rmdir (dir true). */
-long tmpfs_remove(const char *rel, bool dir)
-{
-	struct tnode *n;
-	long err = walk(rel, false, &n, NULL);
-
-	if (err)
-		return err;
-	if (n == &root)
-		return -EBUSY;
-	if (dir && !is_dir(n))
+	if (!n)
+		return -ENOENT;
+	if (rmdir && !is_dir(n))
 		return -ENOTDIR;
-	if (!dir && is_dir(n))
+	if (!rmdir && is_dir(n))
 		return -EISDIR;
-	if (dir && n->child)
+	if (rmdir && n->child)
 		return -ENOTEMPTY;
-	touch(n->parent);
-	detach(n);
-	n->nlink = 0;
-	maybe_free(n);
+	touch(dir);
+	unname(n);
 	return 0;
 }
 
-long tmpfs_rename(const char *from, const char *to)
+/* As Linux's tmpfs, a target longer than a name takes a page, counted with the files' data. */
+long tmpfs_symlink(struct tnode *dir, const char *name, const char *target)
 {
-	struct tnode *n, *dir, *old, *a;
-	const char *name;
-	char *copy;
-	long err = walk(from, false, &n, NULL);
+	size_t len = strlen(target) + 1;
+	struct tnode *n;
+	long err = tmpfs_make(dir, name, S_IFLNK | 0777, &n);
 
 	if (err)
 		return err;
-	if ((err = walk(to, true, &dir, &name)) < 0 || n == &root)
-		return err == -EBUSY || n == &root ? -EBUSY : err;
-	for (a = dir; a; a = a->parent)
+	if (len > NAME_MAX + 1)
+		err = grow(n, len);
+	n->link = err ? NULL : len > NAME_MAX + 1 ? (char *)n->pages[0] : kmalloc(len);
+	if (!n->link) {
+		tmpfs_remove(dir, name, false);
+		return err ? err : -ENOMEM;
+	}
+	memcpy(n->link, target, len);
+	return 0;
+}
+
+long tmpfs_rename(struct tnode *from_dir, const char *from, struct tnode *to_dir, const char *to)
+{
+	struct tnode *n = tmpfs_child(from_dir, from), *old, *a;
+	char *copy;
+
+	if (!n || dead(to_dir))
+		return -ENOENT;
+	for (a = to_dir; a; a = a->parent)
 		if (a == n)
 			return -EINVAL;		/* into its own subtree */
-	old = find_child(dir, name, strlen(name));
+	old = find_child(to_dir, to);
 	if (old == n)
 		return 0;
 	if (old && is_dir(n) != is_dir(old))
 		return is_dir(old) ? -EISDIR : -ENOTDIR;
 	if (old && old->child)
 		return -ENOTEMPTY;
-	if (!(copy = kmalloc(strlen(name) + 1)))
+	if (!(copy = kmalloc(strlen(to) + 1)))
 		return -ENOMEM;
-	memcpy(copy, name, strlen(name) + 1);
-	if (old) {
-		detach(old);
-		old->nlink = 0;
-		maybe_free(old);
-	}
-	touch(n->parent);
+	memcpy(copy, to, strlen(to) + 1);
+	if (old)
+		unname(old);
+	touch(from_dir);
 	detach(n);
 	kfree(n->name);
 	n->name = copy;
-	attach(dir, n);
+	attach(to_dir, n);
 	return 0;
 }

@@ -32,6 +32,7 @@ static const char *const programs[] = {
 	"/bin/sysclone",
 	"/bin/sysbusy",
 	"/bin/syslink",
+	"/bin/syspath",
 	"/bin/glibctest",
 };
 

@@ -23,7 +23,7 @@ struct file_ops {
 	unsigned int (*poll)(struct file *f);	/* POLLIN | POLLOUT | ...; NULL: always ready */
 	void (*stat)(struct file *f, struct stat *st);	/* NULL: a read-only regular file */
 	bool stream;			/* a pipe or a terminal: lseek gives ESPIPE */
-	/* A directory: its entry number index, or -ENOENT past the last (getdents64). */
+	/* A directory: 0 and its entry number index, DIRENT_END past the last, or an error (getdents64). */
 	int (*dirent)(struct file *f, uint64_t index, struct dirent_out *d);
 };
 
@@ -35,7 +35,7 @@ struct file {
 	size_t size;
 	int flags;		/* O_ACCMODE, O_NONBLOCK, O_APPEND: what F_GETFL shows */
 	void *priv;		/* the pipe, the tmpfs node, ... */
-	char *path;		/* kmalloc'd: the path it was opened by, if any */
+	char *path;		/* kmalloc'd: outside /tmp, the path it was opened by */
 };
 
 void files_init(void);

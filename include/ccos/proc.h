@@ -6,10 +6,10 @@
 #include <ccos/trap.h>
 #include <ccos/layout.h>
 #include <ccos/signal.h>
+#include <ccos/path.h>
 
 #define NPROC		64
 #define NOFILE		32
-#define PATH_MAX	256	/* ccos's limit on a whole path, with its NUL */
 #define KSTACK_SIZE	(16 * 1024)
 #define STACK_SIZE	(256 * 1024ul)	/* a program's stack, RLIMIT_STACK */
 #define BRK_MAX		(64ul << 20)	/* the heap's limit, RLIMIT_DATA */
@@ -194,7 +194,7 @@ int fdtable_unshare(struct fdtable **t);
 struct fs_struct {
 	int refs;
 	uint32_t umask;
-	char cwd[PATH_MAX];		/* the working directory, normalized (kernel/sys_fs.c) */
+	struct place cwd;		/* the working directory, its node held (kernel/path.c) */
 };
 
 /* kernel/fs_struct.c */
@@ -202,6 +202,7 @@ struct fs_struct *fs_alloc(void);
 struct fs_struct *fs_copy(struct fs_struct *fs);
 struct fs_struct *fs_share(struct fs_struct *fs);
 void fs_put(struct fs_struct *fs);
+void fs_chdir(struct fs_struct *fs, const struct place *to);
 
 /* kernel/futex.c */
 long futex_wake(struct mm *mm, uint64_t uaddr, int n);

@@ -23,18 +23,25 @@ struct file;
 struct stat;
 struct timespec;
 
-/* rel: the path below /tmp ("" for /tmp itself, else "/a/b"), normalized. */
-int tmpfs_lookup(const char *rel, struct tnode **node);
-struct file *tmpfs_open(const char *rel, int flags, uint32_t mode, long *err);
-long tmpfs_mkdir(const char *rel, uint32_t mode);
-long tmpfs_symlink(const char *rel, const char *target);
-long tmpfs_mknod(const char *rel, uint32_t mode);
-long tmpfs_readlink(struct tnode *n, char *buf);
-long tmpfs_remove(const char *rel, bool dir);
-long tmpfs_rename(const char *from, const char *to);
+/* What a directory's dirent op returns past its last entry (before it: 0; a negative errno). */
+#define DIRENT_END	1
+
+/* The tree, for path lookup (kernel/path.c) and the system calls. */
+struct tnode *tmpfs_root(void);		/* /tmp itself */
+struct tnode *tmpfs_child(struct tnode *dir, const char *name);	/* NULL: none, or dir removed */
+struct tnode *tmpfs_parent(struct tnode *n);	/* NULL for /tmp itself */
+const char *tmpfs_link(struct tnode *n);	/* a symbolic link's target, else NULL */
+bool tmpfs_is_dir(struct tnode *n);
+void tmpfs_get(struct tnode *n);	/* a working directory's or an open file's reference */
+void tmpfs_put(struct tnode *n);
+long tmpfs_path(struct tnode *n, char *buf, size_t size);	/* "/tmp/a/b", for getcwd */
+struct file *tmpfs_open(struct tnode *n, int flags, long *err);
+long tmpfs_make(struct tnode *dir, const char *name, uint32_t mode, struct tnode **n);
+long tmpfs_symlink(struct tnode *dir, const char *name, const char *target);
+long tmpfs_remove(struct tnode *dir, const char *name, bool rmdir);
+long tmpfs_rename(struct tnode *from_dir, const char *from, struct tnode *to_dir, const char *to);
 long tmpfs_truncate(struct tnode *n, uint64_t len);
 void tmpfs_stat(struct tnode *n, struct stat *st);
-bool tmpfs_is_dir(struct tnode *n);
 struct tnode *tmpfs_node(struct file *f);	/* NULL if f is not a tmpfs file */
 void tmpfs_chmod(struct tnode *n, uint32_t mode);
 void tmpfs_chown(struct tnode *n, uint32_t uid, uint32_t gid);
