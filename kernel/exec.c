@@ -83,6 +83,7 @@ static void set_comm(struct process *p, const char *path)
 	for (slash = path; *slash; slash++)
 		if (*slash == '/')
 			base = slash + 1;
+	memset(p->comm, 0, sizeof(p->comm));	/* as Linux, zeros after the name: PR_GET_NAME copies all 16 bytes */
 	strlcpy(p->comm, base, sizeof(p->comm));
 }
 

@@ -117,6 +117,8 @@ struct file *file_open_path(const char *path, int flags, long *err)
 		*err = (flags & O_ACCMODE) != 0 ? -EROFS : 0;
 		if (!*err && !(f = file_new(&module_ops, m->data, m->size)))
 			*err = -ENOMEM;
+		if (f)
+			f->priv = (void *)m;
 		return f;
 	}
 	if ((f = dev_open(path, err)) || *err != -ENOENT)
@@ -167,17 +169,26 @@ int fd_install(struct file *f)
 	return -EMFILE;
 }
 
-/* What fstat says: the file's own answer, or a read-only regular file's. */
+/*
+ * What fstat says: the file's own answer, or a read-only regular file's.
+ * The inode number of a module is its place among the modules, from 1 (0
+ * means none to some programs); of a /proc text, its path's hash cut to
+ * 32 bits: stable and small, as Linux's /proc numbers are. Never an
+ * address, which would tell user space where the kernel keeps things.
+ */
 void file_stat(struct file *f, struct stat *st)
 {
+	bool module = f->ops == &module_ops;
+
 	if (f->ops->stat) {
 		f->ops->stat(f, st);
 		return;
 	}
-	st->st_mode = S_IFREG | (f->ops == &module_ops ? 0555 : 0444);
+	st->st_mode = S_IFREG | (module ? 0555 : 0444);
 	st->st_size = f->size;
 	st->st_blocks = (f->size + 511) / 512;
-	st->st_ino = (uint64_t)f->data >> 12;
+	st->st_ino = module ? (uint64_t)((const struct module_file *)f->priv - modules) + 1 :
+		     (uint32_t)path_ino(f->path);
 }
 
 /*

@@ -17,7 +17,11 @@ struct pipe {
 	int readers, writers;	/* open ends */
 	unsigned int read_opens, write_opens;	/* a FIFO's opens so far, for the waits of open */
 	struct pipe **owner;	/* a FIFO's: its node's pointer to it, cleared when it goes */
+	uint64_t ino;		/* what fstat says: a pipe's number, or the FIFO's node's */
 };
+
+/* Linux numbers pipefs's inodes with a counter too (get_next_ino): never an address. */
+static uint64_t next_pipe_ino = 1;
 
 static ssize_t pipe_read(struct file *f, char __user *ubuf, size_t n)
 {
@@ -113,8 +117,10 @@ static void pipe_release(struct file *f)
 
 static void pipe_stat(struct file *f, struct stat *st)
 {
+	struct pipe *pp = f->priv;
+
 	st->st_mode = S_IFIFO | 0600;
-	st->st_ino = (uint64_t)f->priv >> 4;
+	st->st_ino = pp->ino;
 	st->st_blksize = PIPE_SIZE;
 }
 
@@ -135,11 +141,11 @@ static const struct file_ops pipe_rdwr_ops = {
 
 /*
  * open of a FIFO whose pipe is *slot (NULL until the first open; the
- * node's). As Linux: O_RDONLY waits for a writer and O_WRONLY for a
+ * node's), which fstat numbers ino, as stat numbers the node. As Linux: O_RDONLY waits for a writer and O_WRONLY for a
  * reader, unless O_NONBLOCK (then a writer without a reader is ENXIO);
  * O_RDWR is both ends and never waits. The data goes with the last close.
  */
-struct file *fifo_open(struct pipe **slot, int flags, long *err)
+struct file *fifo_open(struct pipe **slot, uint64_t ino, int flags, long *err)
 {
 	int mode = flags & O_ACCMODE;
 	struct pipe *pp = *slot;
@@ -153,6 +159,7 @@ struct file *fifo_open(struct pipe **slot, int flags, long *err)
 	}
 	*slot = pp;
 	pp->owner = slot;
+	pp->ino = ino;
 	if (mode == O_WRONLY && !pp->readers && (flags & O_NONBLOCK)) {
 		*err = -ENXIO;
 		f = NULL;
@@ -219,6 +226,7 @@ long sys_pipe2(int __user *ufds, int flags)
 	rf->flags = O_RDONLY | (flags & O_NONBLOCK);
 	wf->flags = O_WRONLY | (flags & O_NONBLOCK);
 	pp->readers = pp->writers = 1;
+	pp->ino = next_pipe_ino++;
 	fds[0] = fd_install(rf);
 	fds[1] = fds[0] < 0 ? -EMFILE : fd_install(wf);
 	if (fds[1] < 0 || copy_to_user(ufds, fds, sizeof(fds))) {

@@ -179,7 +179,7 @@ long sys_reboot(int magic1, int magic2, unsigned int cmd, void __user *arg)
 long sys_prctl(int option, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
 	struct process *p = current();
-	char name[16];
+	char name[16] = { 0 };	/* comm is zero-padded, as Linux's: PR_GET_NAME copies all 16 bytes */
 	long len;
 
 	(void)a3, (void)a4, (void)a5;

@@ -389,7 +389,7 @@ struct file *tmpfs_open(struct tnode *n, int flags, long *err)
 	if (*err)
 		return NULL;
 	if ((n->mode & S_IFMT) == S_IFIFO && !(flags & O_PATH))
-		return fifo_open(&n->fifo, flags, err);
+		return fifo_open(&n->fifo, n->ino, flags, err);
 	if (!(f = file_new(&tmpfs_ops, NULL, 0))) {
 		*err = -ENOMEM;
 		return NULL;

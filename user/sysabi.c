@@ -1,4 +1,4 @@
-/* sysabi: 32-bit arguments, ioctl sizes, stat, sysinfo, limits, /proc out of memory, int3 at the top. */
+/* sysabi: 32-bit arguments, ioctl sizes, stat and inode numbers, comm's padding, sysinfo, limits, /proc out of memory, int3 at the top. */
 #include "testutil.h"
 
 #define __NR_stat		4
@@ -8,6 +8,8 @@
 #define __NR_rt_sigpending	127
 #define __NR_newfstatat		262
 #define __NR_prlimit64		302
+#define __NR_mknod		133
+#define S_IFIFO			0010000
 #define TCGETS			0x5401
 #define TCSETS			0x5402
 #define TIOCGWINSZ		0x5413
@@ -111,6 +113,117 @@ static int test_stat_family(void)
 		      "newfstatat(a file as dirfd)") &&
 	       expect(syscall4(__NR_newfstatat, fd, (long)"", (long)&c, 0x80000), -EINVAL,
 		      "newfstatat(unknown flag)");
+}
+
+/* An inode number that is a kernel address shifted right, as ccos numbered pipes (>> 4) and modules and /proc texts (>> 12). */
+static int looks_like_kernel_address(unsigned long ino)
+{
+	static const int shifts[] = { 0, 4, 12 };
+	unsigned long i;
+
+	for (i = 0; i < ARRAY_SIZE(shifts); i++)
+		if ((ino << shifts[i]) >> shifts[i] == ino && ino << shifts[i] >= 0xffff800000000000UL)
+			return 1;
+	return 0;
+}
+
+static int small_ino(const char *what, unsigned long ino)
+{
+	if (looks_like_kernel_address(ino))
+		return ktap_fail("%s: inode number %#lx is a kernel address, shifted", what, ino);
+	return 1;
+}
+
+/*
+ * Inode numbers tell nothing of the kernel's memory: a pipe's (both ends
+ * the same, two pipes different), a FIFO's (fstat says the node's, as
+ * stat does), this program's file (a module on ccos), /proc texts.
+ */
+static int test_inode_numbers(void)
+{
+	char fifo[64];
+	struct stat r, w, other, a, b;
+	int p[2], q[2];
+	long fd;
+
+	if (!expect(pipe(p), 0, "pipe") || !expect(pipe(q), 0, "a second pipe") ||
+	    !expect(fstat(p[0], &r), 0, "fstat(read end)") || !expect(fstat(p[1], &w), 0, "fstat(write end)") ||
+	    !expect(fstat(q[0], &other), 0, "fstat(the other pipe)"))
+		return 0;
+	if (r.st_ino != w.st_ino || r.st_ino == other.st_ino)
+		return ktap_fail("pipe ends %#lx and %#lx, another pipe %#lx: want the ends equal, the pipes not",
+				 r.st_ino, w.st_ino, other.st_ino);
+	if (!small_ino("a pipe", r.st_ino) || !small_ino("another pipe", other.st_ino))
+		return 0;
+	snprintf(fifo, sizeof(fifo), "/tmp/sysabi-fifo-%ld", getpid());
+	if (!expect(syscall3(__NR_mknod, (long)fifo, S_IFIFO | 0600, 0), 0, "mknod(FIFO)"))
+		return 0;
+	syscall2(__NR_stat, (long)fifo, (long)&a);
+	fd = open(fifo, O_RDWR, 0);		/* both ends: no wait */
+	syscall1(__NR_unlink, (long)fifo);
+	if (fd < 0)
+		return ktap_fail("open(FIFO, O_RDWR) returned %ld", fd);
+	if (!expect(fstat(fd, &b), 0, "fstat(FIFO)"))
+		return 0;
+	if (a.st_ino != b.st_ino)
+		return ktap_fail("a FIFO: stat says inode %#lx, fstat %#lx", a.st_ino, b.st_ino);
+	if (!expect(syscall2(__NR_stat, (long)"/proc/self/status", (long)&a), 0, "stat(/proc/self/status)") ||
+	    !expect(syscall2(__NR_stat, (long)"/proc/meminfo", (long)&b), 0, "stat(/proc/meminfo)") ||
+	    !small_ino("/proc/self/status", a.st_ino) || !small_ino("/proc/meminfo", b.st_ino))
+		return 0;
+	if (a.st_ino == b.st_ino)
+		return ktap_fail("/proc/self/status and /proc/meminfo share inode number %#lx", a.st_ino);
+	return expect(syscall2(__NR_stat, (long)relpath, (long)&a), 0, "stat(this program)") &&
+	       small_ino(relpath, a.st_ino);
+}
+
+/*
+ * comm is 16 bytes, zeros after the name: PR_GET_NAME copies all 16, so
+ * what follows the NUL must not be what a longer name (or the kernel
+ * stack) left there. The place of the first byte that is not zero after
+ * the NUL; 0 if none; 16 if PR_GET_NAME failed.
+ */
+static int comm_not_padded_at(void)
+{
+	char name[16];
+	int i;
+
+	memset(name, 0x5a, sizeof(name));
+	if (prctl(PR_GET_NAME, (unsigned long)name, 0, 0, 0))
+		return 16;
+	for (i = strlen(name) + 1; i < 16; i++)
+		if (name[i])
+			return i;
+	return 0;
+}
+
+static int test_comm_zero_padded(void)
+{
+	int at;
+
+	if (!expect(prctl(PR_SET_NAME, (unsigned long)"0123456789abcde", 0, 0, 0), 0, "PR_SET_NAME(15 bytes)") ||
+	    !expect(prctl(PR_SET_NAME, (unsigned long)"ab", 0, 0, 0), 0, "PR_SET_NAME(\"ab\")"))
+		return 0;
+	if ((at = comm_not_padded_at()))
+		return ktap_fail("after PR_SET_NAME(\"ab\"), comm's byte %d is not 0 (16: PR_GET_NAME failed)", at);
+	return 1;
+}
+
+/* After an exec the program's name, zero-padded too: the child runs this program with `comm`. */
+static int exec_with_a_long_name(void *arg)
+{
+	char *argv[] = { (char *)self, "comm", NULL }, *envp[] = { NULL };
+
+	(void)arg;
+	prctl(PR_SET_NAME, (unsigned long)"0123456789abcde", 0, 0, 0);
+	execve(self, argv, envp);
+	return 99;
+}
+
+static int test_comm_after_exec(void)
+{
+	return expect_exit(run_in_child(exec_with_a_long_name, NULL), 0,
+			   "exit status: the byte of comm after exec that is not 0 (99: execve failed)");
 }
 
 /* Linux's struct sysinfo is 112 bytes; MemTotal of /proc/meminfo is its totalram in kB. */
@@ -235,6 +348,9 @@ static const struct test tests[] = {
 	{ "int_arguments_cut_to_32_bits", test_int_arguments, 1 },
 	{ "ioctl_termios_winsize_sizes", test_ioctl_sizes },
 	{ "stat_fstat_newfstatat", test_stat_family, 1 },
+	{ "inode_numbers_are_no_addresses", test_inode_numbers, 1 },
+	{ "comm_zero_padded_after_prctl", test_comm_zero_padded },
+	{ "comm_zero_padded_after_exec", test_comm_after_exec, 1 },
 	{ "sysinfo", test_sysinfo },
 	{ "getrlimit_prlimit64", test_rlimits },
 	{ "proc_open_out_of_memory_enomem", test_proc_out_of_memory },
@@ -246,7 +362,9 @@ int main(int argc, char **argv, char **envp)
 	char cwd[256];
 	size_t n;
 
-	(void)argc, (void)envp;
+	(void)envp;
+	if (argc == 2 && !strcmp(argv[1], "comm"))
+		return comm_not_padded_at();	/* test_comm_after_exec's child */
 	find_self(argv[0]);
 	if (self && self[0] != '/' && strlen(self) < sizeof(relpath)) {
 		strcpy(relpath, self);

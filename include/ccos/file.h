@@ -80,9 +80,9 @@ struct process *procfs_process(const char *path, const char **rest);	/* of /proc
 int procfs_pid_at(uint64_t i);		/* the i-th process of /proc, or 0 */
 const char *procfs_pid_file_at(uint64_t i);	/* the i-th name in /proc/PID, or NULL */
 
-/* /tmp's FIFOs (kernel/pipe.c): open a node's pipe, made at the first open; forget the node. */
+/* /tmp's FIFOs (kernel/pipe.c): open a node's pipe (fstat shows ino), made at the first open; forget the node. */
 struct pipe;
-struct file *fifo_open(struct pipe **slot, int flags, long *err);
+struct file *fifo_open(struct pipe **slot, uint64_t ino, int flags, long *err);
 void fifo_orphan(struct pipe *pp);
 
 /* /dev/null, /dev/zero and /dev/tty (kernel/dev.c); NULL with *err -ENOENT for another path. */
