@@ -1,4 +1,4 @@
-/* The console terminal: COM1's receive interrupt, a canonical line discipline, termios and job control. */
+/* The console terminal: COM1's receive interrupt, termios and the other ioctls, the controlling terminal and job control. */
 #include <ccos/tty.h>
 #include <ccos/file.h>
 #include <ccos/proc.h>
@@ -8,7 +8,6 @@
 #include <ccos/lib.h>
 #include <ccos/mm.h>
 #include <ccos/printk.h>
-#include <ccos/time.h>
 #include <ccos/uaccess.h>
 #include <ccos/x86.h>
 
@@ -18,27 +17,6 @@
 #define IER_RX		0x01	/* interrupt enable register bit 0: "received data available" */
 #define FCR_FIFO_1BYTE	0x01	/* FIFOs on, not cleared (typed-ahead bytes stay), interrupt at 1 byte (bits 7:6 = 0) */
 #define MCR_DTR_RTS_OUT2 0x0b	/* modem control: DTR, RTS and OUT2, which gates the IRQ line on a PC */
-
-/* termios bits and c_cc slots, Linux's values (asm-generic/termbits.h). */
-#define ICRNL	0000400
-#define IGNCR	0000200
-#define INLCR	0000100
-#define IXON	0002000
-#define OPOST	0000001
-#define ONLCR	0000004
-#define B38400	0000017
-#define CS8	0000060
-#define CREAD	0000200
-#define HUPCL	0002000
-#define ISIG	0000001
-#define ICANON	0000002
-#define ECHO	0000010
-#define ECHOE	0000020
-#define ECHOK	0000040
-#define ECHOCTL	0001000
-#define ECHOKE	0004000
-#define IEXTEN	0100000
-enum { VINTR, VQUIT, VERASE, VKILL, VEOF, VTIME, VMIN, VSWTC, VSTART, VSTOP, VSUSP, VEOL };
 
 /* ioctl requests (asm-generic/ioctls.h). */
 #define TCGETS		0x5401
@@ -54,21 +32,7 @@ enum { VINTR, VQUIT, VERASE, VKILL, VEOF, VTIME, VMIN, VSWTC, VSTART, VSTOP, VSU
 #define FIONREAD	0x541b
 #define TIOCGSID	0x5429
 
-#define TTY_BUF		1024	/* a power of two: the ring's indices run free */
-
-/*
- * The one terminal. Typed bytes go into a ring: [head, done) can be read,
- * [done, edit) is the line still being edited in canonical mode (in raw
- * mode done == edit). A VEOF byte in the ring ends a line without being
- * read; at a line's start it makes read return 0.
- */
-static struct tty {
-	struct ktermios termios;
-	struct winsize winsize;
-	char buf[TTY_BUF];
-	uint32_t head, done, edit;
-	int pgrp, sid;		/* the foreground process group and the session */
-} tty = {
+struct tty tty = {
 	.termios = {
 		.c_iflag = ICRNL | IXON,
 		.c_oflag = OPOST | ONLCR,
@@ -81,89 +45,6 @@ static struct tty {
 	.pgrp = 1,
 	.sid = 1,
 };
-
-static bool lflag(uint32_t bit)
-{
-	return tty.termios.c_lflag & bit;
-}
-
-static void echo(const char *s, size_t n)
-{
-	if (lflag(ECHO))
-		console_write(s, n);
-}
-
-/* A control character echoes as ^X where ECHOCTL asks for it. */
-static void echo_char(char c)
-{
-	char ctl[2] = { '^', c ^ 0100 };
-
-	if (lflag(ECHOCTL) && (uint8_t)c < 32 && c != '\n' && c != '\t')
-		echo(ctl, 2);
-	else
-		echo(&c, 1);
-}
-
-static void erase_one(void)
-{
-	char c = tty.buf[--tty.edit % TTY_BUF];
-
-	echo("\b \b", 3);
-	if (lflag(ECHOCTL) && (uint8_t)c < 32 && c != '\t')
-		echo("\b \b", 3);
-}
-
-static void commit(void)
-{
-	tty.done = tty.edit;
-	wakeup(&tty);
-	poll_wake();
-}
-
-/* One received byte, in the interrupt handler: edit, echo, signal or store it. */
-static void tty_input(char c)
-{
-	const uint8_t *cc = tty.termios.c_cc;
-
-	if (c == '\r' && (tty.termios.c_iflag & IGNCR))
-		return;
-	if (c == '\r' && (tty.termios.c_iflag & ICRNL))
-		c = '\n';
-	else if (c == '\n' && (tty.termios.c_iflag & INLCR))
-		c = '\r';
-	if (lflag(ISIG) && (c == cc[VINTR] || c == cc[VQUIT])) {
-		tty.edit = tty.done = tty.head;	/* Linux flushes the queue (no NOFLSH) */
-		echo_char(c);
-		echo("\n", 1);
-		kill_pgrp(tty.pgrp, c == cc[VINTR] ? SIGINT : SIGQUIT);
-		return;
-	}
-	if (lflag(ICANON)) {
-		if (c == cc[VERASE] || c == '\b') {
-			if (tty.edit != tty.done)
-				erase_one();
-			return;
-		}
-		if (c == cc[VKILL]) {
-			while (tty.edit != tty.done)
-				erase_one();
-			return;
-		}
-	}
-	if (tty.edit - tty.head >= TTY_BUF - 1)
-		return;			/* full: the byte is dropped, as Linux does */
-	tty.buf[tty.edit++ % TTY_BUF] = c;
-	if (!lflag(ICANON)) {
-		echo_char(c);
-		commit();
-	} else if (c == cc[VEOF]) {
-		commit();
-	} else {
-		echo_char(c);
-		if (c == '\n' || (cc[VEOL] && c == cc[VEOL]))
-			commit();
-	}
-}
 
 /*
  * The 16550 holds its interrupt line up while any interrupt it was allowed
@@ -184,7 +65,7 @@ static void serial_drain(void)
 
 	for (i = 0; i < 64 && !(inb(COM1 + 2) & IIR_NO_INT); i++)
 		while (inb(COM1 + 5) & LSR_DATA_READY)
-			tty_input(inb(COM1));
+			n_tty_receive(inb(COM1));
 }
 
 /*
@@ -221,55 +102,13 @@ static bool background(struct process *p)
 	return p->sid == tty.sid && p->pgid != tty.pgrp;
 }
 
-/*
- * Wait for input: a whole line in canonical mode; in raw mode VMIN and
- * VTIME as Linux reads them, but with VMIN taken as 1 when it is larger.
- */
-static long wait_input(struct file *f)
-{
-	const uint8_t *cc = tty.termios.c_cc;
-	uint64_t deadline = 0;
-
-	if (!lflag(ICANON) && cc[VTIME])
-		deadline = ktime_get_ns() + cc[VTIME] * 100 * NSEC_PER_MSEC;
-	while (tty.head == tty.done) {
-		if (!lflag(ICANON) && !cc[VMIN] && (!cc[VTIME] || ktime_get_ns() >= deadline))
-			return 0;
-		if (f->flags & O_NONBLOCK)
-			return -EAGAIN;
-		sleep_until(&tty, deadline);
-		if (signal_pending(current()))
-			return -ERESTARTSYS;
-	}
-	return 1;
-}
-
 static ssize_t tty_read(struct file *f, char __user *buf, size_t n)
 {
-	size_t got = 0;
-	long r;
-
 	if (background(current()))
 		return -EIO;	/* Linux would stop it with SIGTTIN; ccos has no stopped state */
 	if (!n)
 		return 0;
-	if ((r = wait_input(f)) <= 0)
-		return r;
-	while (got < n && tty.head != tty.done) {
-		char c = tty.buf[tty.head % TTY_BUF];
-
-		if (lflag(ICANON) && c == tty.termios.c_cc[VEOF]) {
-			tty.head++;
-			break;
-		}
-		if (put_user(c, buf + got))
-			return got ? (ssize_t)got : -EFAULT;
-		tty.head++;
-		got++;
-		if (lflag(ICANON) && c == '\n')
-			break;
-	}
-	return got;
+	return n_tty_read(f, buf, n);
 }
 
 static ssize_t tty_write(struct file *f, const char __user *buf, size_t n)
@@ -292,7 +131,13 @@ static ssize_t tty_write(struct file *f, const char __user *buf, size_t n)
 static unsigned int tty_poll(struct file *f)
 {
 	(void)f;
-	return POLLOUT | (tty.head != tty.done ? POLLIN : 0);
+	return POLLOUT | (n_tty_poll_in() ? POLLIN : 0);
+}
+
+/* ^C and ^\ (kernel/n_tty.c), a new window size: to the foreground group. */
+void tty_signal_fg(int sig)
+{
+	kill_pgrp(tty.pgrp, sig);
 }
 
 /* TIOCSPGRP: only a process of the terminal's session, and a group in it. */
@@ -319,13 +164,7 @@ static long set_termios(const void __user *arg, unsigned int req)
 
 	if (copy_from_user(&t, arg, sizeof(t)))
 		return -EFAULT;
-	if (req == TCSETSF)
-		tty.head = tty.done = tty.edit;
-	/* Leaving canonical mode makes the line being edited readable. */
-	if (!(t.c_lflag & ICANON))
-		tty.done = tty.edit;
-	tty.termios = t;
-	wakeup(&tty);
+	n_tty_set_termios(&t, req == TCSETSF);
 	return 0;
 }
 
@@ -344,14 +183,14 @@ static long tty_ioctl(struct file *f, unsigned int req, uint64_t arg)
 		return set_termios(uarg, req);
 	case TCFLSH:
 		if (arg == 0 || arg == 2)	/* TCIFLUSH, TCIOFLUSH */
-			tty.head = tty.done = tty.edit;
+			n_tty_flush();
 		return arg <= 2 ? 0 : -EINVAL;
 	case TIOCGWINSZ:
 		return copy_to_user(uarg, &tty.winsize, sizeof(tty.winsize)) ? -EFAULT : 0;
 	case TIOCSWINSZ:
 		if (copy_from_user(&tty.winsize, uarg, sizeof(tty.winsize)))
 			return -EFAULT;
-		kill_pgrp(tty.pgrp, 28);	/* SIGWINCH */
+		tty_signal_fg(28);	/* SIGWINCH */
 		return 0;
 	case TIOCGPGRP:
 		if (p->sid != tty.sid)
@@ -371,7 +210,7 @@ static long tty_ioctl(struct file *f, unsigned int req, uint64_t arg)
 		tty.pgrp = p->pgid;
 		return 0;
 	case FIONREAD:
-		return put_user((int)(tty.done - tty.head), (int __user *)uarg) ? -EFAULT : 0;
+		return put_user((int)n_tty_readable(), (int __user *)uarg) ? -EFAULT : 0;
 	}
 	return -ENOTTY;
 }

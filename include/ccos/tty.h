@@ -1,4 +1,4 @@
-/* The console terminal (kernel/tty.c), process groups and sessions, poll's wait channel. */
+/* The console terminal (kernel/tty.c) and its line discipline (kernel/n_tty.c), process groups and sessions, poll's wait channel. */
 #ifndef CCOS_TTY_H
 #define CCOS_TTY_H
 
@@ -17,6 +17,40 @@ struct winsize {
 	uint16_t ws_row, ws_col, ws_xpixel, ws_ypixel;
 };
 
+/* termios bits and c_cc slots, Linux's values (asm-generic/termbits.h). */
+#define ICRNL	0000400
+#define IGNCR	0000200
+#define INLCR	0000100
+#define IXON	0002000
+#define OPOST	0000001
+#define ONLCR	0000004
+#define B38400	0000017
+#define CS8	0000060
+#define CREAD	0000200
+#define HUPCL	0002000
+#define ISIG	0000001
+#define ICANON	0000002
+#define ECHO	0000010
+#define ECHOE	0000020
+#define ECHOK	0000040
+#define ECHOCTL	0001000
+#define ECHOKE	0004000
+#define IEXTEN	0100000
+enum { VINTR, VQUIT, VERASE, VKILL, VEOF, VTIME, VMIN, VSWTC, VSTART, VSTOP, VSUSP, VEOL };
+#define _POSIX_VDISABLE	0	/* a c_cc entry of 0 is no key: Linux's value */
+
+/*
+ * The one terminal, the device's side (kernel/tty.c): its modes, its size,
+ * and the session that has it as its controlling terminal with that
+ * session's foreground group. The line discipline reads the modes.
+ */
+struct tty {
+	struct ktermios termios;
+	struct winsize winsize;
+	int pgrp, sid;
+};
+extern struct tty tty;
+
 /* poll's events (asm-generic/poll.h). */
 #define POLLIN		0x001
 #define POLLPRI		0x002
@@ -31,6 +65,19 @@ struct process;
 void tty_init(void);
 struct file *console_file(void);
 bool tty_is_console(struct file *f);
+void tty_signal_fg(int sig);		/* to the foreground group */
+
+/*
+ * The line discipline (kernel/n_tty.c, after Linux's N_TTY): a typed byte
+ * in, read, how much there is to read and whether poll says so, dropping
+ * the input, new modes (flush: drop the input first).
+ */
+void n_tty_receive(uint8_t c);
+ssize_t n_tty_read(struct file *f, char __user *buf, size_t n);
+uint32_t n_tty_readable(void);
+bool n_tty_poll_in(void);
+void n_tty_flush(void);
+void n_tty_set_termios(const struct ktermios *t, bool flush);
 
 /* kernel/pgrp.c: a signal to every member of a group (^C, ^\); is a group in a session. */
 int kill_pgrp(int pgid, int sig);

@@ -190,6 +190,82 @@ def raw_mode_reads_a_key_without_enter(c):
     c.expect(r"^ttyraw: key 113$")
 
 
+# The line discipline's cases (kernel/n_tty.c), through user/ttyread.c: its
+# arguments, then in turn what to type (or None) and the line to wait for.
+# The shell boot types them on the console; test_host.py on a pty of the
+# host, whose N_TTY gives Linux's answers to the same keys.
+TTYREAD = {
+    # A line longer than the 4 KiB buffer: its first 4,095 bytes and its
+    # newline, as Linux's N_TTY (the 1 KiB ring dropped the newline, and
+    # the reader slept); the next line is not lost.
+    "long_line": ("reads=2", [(None, r"^ttyread: ready$"),
+                              ("x" * 5000 + "\n", r"^ttyread: read 4096, first 120, last 10, "),
+                              ("abc\n", r"^ttyread: read 4, first 97, last 10, ")]),
+    # VMIN 1, VTIME 1, nothing typed: the timer starts at the first byte, so
+    # the read sleeps until the alarm's -EINTR (it spun, 200,000 context
+    # switches a second); then a key ends the next read.
+    "vmin1_vtime1": ("raw min=1 time=1 alarm=1 reads=2", [
+        (None, r"^ttyread: ready$"),
+        (None, r"^ttyread: read -4, first -1, last -1, switches (-?\d+)$"),
+        ("q", r"^ttyread: read 1, first 113, last 113, ")]),
+    # VMIN 3, VTIME 0: with one byte there, poll says nothing to read yet and
+    # read waits for two more: one read of 3 (VMIN above 1 was taken as 1).
+    "vmin3": ("raw min=3 time=0 poll", [(None, r"^ttyread: ready$"),
+                                        ("a", r"^ttyread: 1 typed, poll 0$"),
+                                        ("bc", r"^ttyread: read 3, first 97, last 99, ")]),
+    # VMIN 0: what is there, at once (VTIME 0) or after VTIME's tenths.
+    "vmin0_vtime0": ("raw min=0 time=0", [(None, r"^ttyread: read 0, first -1, last -1, ")]),
+    "vmin0_vtime1": ("raw min=0 time=1", [(None, r"^ttyread: read 0, first -1, last -1, ")]),
+    # VINTR 0 is _POSIX_VDISABLE (stty intr undef): a typed NUL is a byte like
+    # another, not ^C (it sent SIGINT).
+    "vintr_disabled": ("intr=0", [(None, r"^ttyread: ready$"),
+                                  ("\0\n", r"^ttyread: read 2, first 0, last 10, ")]),
+}
+
+
+def ttyread(c, case):
+    """Run ttyread's case at the prompt; the match of its last line."""
+    args, script = TTYREAD[case]
+    c.command("ttyread " + args)
+    for text, pattern in script:
+        if text:
+            c.send(text)
+        m = c.expect(pattern)
+    return m
+
+
+@step
+def tty_long_line_keeps_its_newline(c):
+    ttyread(c, "long_line")
+
+
+@step
+def tty_vmin1_vtime1_read_sleeps(c):
+    args, script = TTYREAD["vmin1_vtime1"]
+    c.command("ttyread " + args)
+    c.expect(script[0][1])
+    switches = int(c.expect(script[1][1]).group(1))
+    assert switches < 1000, "%d context switches in the second the read waited: it spins" % switches
+    c.send(script[2][0])
+    c.expect(script[2][1])
+
+
+@step
+def tty_vmin3_waits_for_3_bytes(c):
+    ttyread(c, "vmin3")
+
+
+@step
+def tty_vmin0_returns_what_is_there(c):
+    ttyread(c, "vmin0_vtime0")
+    ttyread(c, "vmin0_vtime1")
+
+
+@step
+def tty_disabled_vintr_is_no_key(c):
+    ttyread(c, "vintr_disabled")
+
+
 @step
 def the_attack_from_the_banner(c):
     """`attack` in this boot's mode (emulate): the jump into the page traps, the returns succeed."""

@@ -12,14 +12,18 @@ timeout, and must leave no process behind.
 import glob
 import os
 import platform
+import re
+import select
 import shutil
 import subprocess
+import time
 
 import pytest
 
 import harness
 import ktap
 import procs
+import shell_session
 
 PROGRAMS = ["sigfault", "sigframe", "sigmask", "sigstate", "mapstest", "musltest", "muslsig",
             "muslthread", "muslgroup", "muslfutex", "muslclose", "muslsmp",
@@ -61,6 +65,48 @@ def test_a_hanging_case_is_reported_and_the_program_goes_on():
     lines = [x.line for x in doc.results]
     assert lines[0] == "not ok 1 hangs_on_purpose # timed out after 1 s", r.stdout
     assert all(not x.failed for x in doc.results[1:]) and r.returncode == 1, r.stdout
+
+
+def read_until(fd, pattern, out, timeout=10):
+    """Read fd into out (a [text, position] pair, carriage returns dropped) until pattern matches after the position."""
+    rx, deadline = re.compile(pattern, re.MULTILINE), time.monotonic() + timeout
+    while not rx.search(out[0], out[1]):
+        left = deadline - time.monotonic()
+        assert left > 0 and select.select([fd], [], [], left)[0], \
+            "no %r within %d s; the terminal said:\n%s" % (pattern, timeout, out[0][-2000:])
+        try:
+            out[0] += os.read(fd, 65536).decode("utf-8", "replace").replace("\r", "")
+        except OSError:         # EIO: the program ended, and with it the pty's other end
+            assert rx.search(out[0], out[1]), "ttyread ended first:\n%s" % out[0][-2000:]
+    out[1] = rx.search(out[0], out[1]).end()
+
+
+@LINUX_X86_64
+@pytest.mark.parametrize("case", sorted(shell_session.TTYREAD))
+def test_ttyread_on_a_pty(case):
+    """The shell boot's keys to ttyread (shell_session.TTYREAD), typed here on a pty that is its
+    controlling terminal, its group in the foreground: Linux's N_TTY gives the answers ccos must."""
+    if not shutil.which("setsid"):
+        pytest.skip("no setsid (util-linux) to give ttyread a pty as its terminal")
+    elf = os.path.join(harness.ROOT, "build", "user", "ttyread.elf")
+    assert os.path.exists(elf), "%s is not built: run make" % os.path.relpath(elf, harness.ROOT)
+    args, script = shell_session.TTYREAD[case]
+    master, slave = os.openpty()
+    # setsid --ctty: a session of its own, the pty its terminal (TIOCSCTTY), then ttyread.
+    p = subprocess.Popen(["setsid", "--ctty", elf] + args.split(), stdin=slave, stdout=slave,
+                         stderr=slave)
+    os.close(slave)
+    out = ["", 0]
+    try:
+        for text, pattern in script:
+            if text:
+                os.write(master, text.encode())
+            read_until(master, pattern, out)
+        assert p.wait(10) == 0, "ttyread's exit status %d:\n%s" % (p.returncode, out[0][-2000:])
+    finally:
+        procs.kill_session(p.pid)
+        p.wait()
+        os.close(master)
 
 
 def test_musl_stdout_reaches_the_console():
