@@ -149,6 +149,8 @@ void proc_exit(int status)
 		schedule();
 		panic("a dead thread ran");
 	}
+	if (leader->sid == leader->tgid)
+		tty_disassociate(leader->sid, true);	/* a session leader's end: its session loses the console */
 	for (c = proc_table; c < proc_table + NPROC; c++) {
 		if (c->parent == leader && c->state != PROC_UNUSED) {
 			c->parent = init_process;	/* orphans go to init, */

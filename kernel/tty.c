@@ -30,6 +30,7 @@
 #define TIOCGWINSZ	0x5413
 #define TIOCSWINSZ	0x5414
 #define FIONREAD	0x541b
+#define TIOCNOTTY	0x5422
 #define TIOCGSID	0x5429
 
 struct tty tty = {
@@ -42,7 +43,7 @@ struct tty tty = {
 		.c_cc = { 3, 034, 0177, 025, 4, 0, 1, 0, 021, 023, 032 },
 	},
 	.winsize = { 24, 80, 0, 0 },
-	.pgrp = 1,
+	.pgrp = 1,		/* init's session has the console from the start */
 	.sid = 1,
 };
 
@@ -134,10 +135,67 @@ static unsigned int tty_poll(struct file *f)
 	return POLLOUT | (n_tty_poll_in() ? POLLIN : 0);
 }
 
-/* ^C and ^\ (kernel/n_tty.c), a new window size: to the foreground group. */
+/* ^C and ^\ (kernel/n_tty.c), a new window size, a hangup: to the foreground group. */
 void tty_signal_fg(int sig)
 {
-	kill_pgrp(tty.pgrp, sig);
+	if (tty.pgrp)
+		kill_pgrp(tty.pgrp, sig);
+}
+
+/*
+ * The terminal's session loses it, as Linux's disassociate_ctty: when the
+ * session leader exits (proc_exit), its foreground group gets SIGHUP; when
+ * the leader gives the terminal up (TIOCNOTTY), SIGHUP and then SIGCONT.
+ * The terminal then has no session and no foreground group until a
+ * session leader takes it (TIOCSCTTY). Before, a session kept it after its
+ * leader was gone.
+ */
+void tty_disassociate(int sid, bool on_exit)
+{
+	if (sid != tty.sid)
+		return;
+	tty_signal_fg(SIGHUP);
+	if (!on_exit)
+		tty_signal_fg(SIGCONT);
+	tty.sid = tty.pgrp = 0;
+}
+
+/*
+ * TIOCSCTTY: a session leader without a controlling terminal takes this
+ * one, as Linux's tiocsctty: 0 if its session has it already; EPERM for
+ * anyone else in a session, for a terminal another session has, and for
+ * a descriptor not open for reading. Linux lets a process with
+ * CAP_SYS_ADMIN take a terminal from another session with arg 1; every
+ * ccos process is root for files' owners, but none has that right, or
+ * any program could take the console from the shell's session for good:
+ * arg 1 is EPERM too.
+ */
+static long set_ctty(struct file *f, struct process *p)
+{
+	bool leader = p->sid == p->tgid;
+
+	if (leader && p->sid == tty.sid)
+		return 0;
+	if (!leader || tty.sid || !file_readable(f))
+		return -EPERM;
+	tty.sid = p->sid;
+	tty.pgrp = p->pgid;
+	return 0;
+}
+
+/*
+ * TIOCNOTTY: the caller gives up its controlling terminal. The session
+ * leader's session loses it (above). ccos keeps the terminal per session,
+ * not per process: from another process of the session it changes nothing
+ * (Linux forgets the terminal for that process alone).
+ */
+static long give_up_ctty(struct process *p)
+{
+	if (p->sid != tty.sid)
+		return -ENOTTY;
+	if (p->sid == p->tgid)
+		tty_disassociate(p->sid, false);
+	return 0;
 }
 
 /* TIOCSPGRP: only a process of the terminal's session, and a group in it. */
@@ -173,7 +231,6 @@ static long tty_ioctl(struct file *f, unsigned int req, uint64_t arg)
 	void __user *uarg = (void __user *)arg;
 	struct process *p = current();
 
-	(void)f;
 	switch (req) {
 	case TCGETS:
 		return copy_to_user(uarg, &tty.termios, sizeof(tty.termios)) ? -EFAULT : 0;
@@ -203,12 +260,9 @@ static long tty_ioctl(struct file *f, unsigned int req, uint64_t arg)
 			return -ENOTTY;
 		return put_user(tty.sid, (int __user *)uarg) ? -EFAULT : 0;
 	case TIOCSCTTY:
-		/* A session leader takes the console as its controlling terminal. */
-		if (p->sid != p->pid)
-			return -EPERM;
-		tty.sid = p->sid;
-		tty.pgrp = p->pgid;
-		return 0;
+		return set_ctty(f, p);
+	case TIOCNOTTY:
+		return give_up_ctty(p);
 	case FIONREAD:
 		return put_user((int)n_tty_readable(), (int __user *)uarg) ? -EFAULT : 0;
 	}

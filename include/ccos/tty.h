@@ -42,7 +42,8 @@ enum { VINTR, VQUIT, VERASE, VKILL, VEOF, VTIME, VMIN, VSWTC, VSTART, VSTOP, VSU
 /*
  * The one terminal, the device's side (kernel/tty.c): its modes, its size,
  * and the session that has it as its controlling terminal with that
- * session's foreground group. The line discipline reads the modes.
+ * session's foreground group (0 and 0: no session has it). The line
+ * discipline reads the modes.
  */
 struct tty {
 	struct ktermios termios;
@@ -65,7 +66,8 @@ struct process;
 void tty_init(void);
 struct file *console_file(void);
 bool tty_is_console(struct file *f);
-void tty_signal_fg(int sig);		/* to the foreground group */
+void tty_signal_fg(int sig);		/* to the foreground group, if there is one */
+void tty_disassociate(int sid, bool on_exit);	/* session sid loses the terminal, if it has it */
 
 /*
  * The line discipline (kernel/n_tty.c, after Linux's N_TTY): a typed byte

@@ -40,6 +40,9 @@ CONFIGS = [
     # `-- test` makes init run them; without it init starts the shell.
     Config("init-bios", fw="bios", ktap=True, cmdline="lockdebug -- test", extra=SMP4),
     Config("init-uefi", fw="uefi", ktap=True, cmdline="-- test", extra=SMP4),
+    # The controlling terminal (user/systty.c): only init can free the
+    # console its session holds, so the program runs as init.
+    Config("tty-bios", fw="bios", ktap=True, cmdline="init=/bin/systty"),
     # The kernel's page tables as ptdump prints them (test_memory.py).
     Config("ptdump-bios", fw="bios", cmdline="ptdump ktest"),
     # The vDSO's clock-dependent tests (user/vdsotest.c) with the other clock
