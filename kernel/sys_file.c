@@ -1,4 +1,4 @@
-/* File-descriptor system calls: read, write, close, lseek, fstat, ioctl, readv, writev. */
+/* File-descriptor system calls: read, write, readv, writev, their positioned forms, close, lseek, fstat, ioctl. */
 #include <ccos/file.h>
 #include <ccos/proc.h>
 #include <ccos/abi.h>
@@ -6,24 +6,28 @@
 #include <ccos/lib.h>
 #include <ccos/uaccess.h>
 
+/* Linux's checks before a transfer, in its order: open for it, able to, and a user buffer. */
+static long rw_check(const struct file *f, const void __user *buf, size_t n, bool write)
+{
+	if (write ? !file_writable(f) : (f->flags & O_ACCMODE) == O_WRONLY)
+		return -EBADF;
+	if (!write && !f->ops->read)
+		return -EINVAL;
+	return access_ok(buf, n) ? 0 : -EFAULT;
+}
+
 static long file_read(struct file *f, char __user *buf, size_t n)
 {
-	if ((f->flags & O_ACCMODE) == O_WRONLY)
-		return -EBADF;
-	if (!f->ops->read)
-		return -EINVAL;
-	if (!access_ok(buf, n))
-		return -EFAULT;
-	return f->ops->read(f, buf, n);
+	long err = rw_check(f, buf, n, false);
+
+	return err ? err : f->ops->read(f, buf, n);
 }
 
 static long file_write(struct file *f, const char __user *buf, size_t n)
 {
-	if (!file_writable(f))
-		return -EBADF;
-	if (!access_ok(buf, n))
-		return -EFAULT;
-	return f->ops->write(f, buf, n);
+	long err = rw_check(f, buf, n, true);
+
+	return err ? err : f->ops->write(f, buf, n);
 }
 
 long sys_read(unsigned int fd, char __user *buf, size_t n)
@@ -70,6 +74,78 @@ long sys_readv(unsigned long fd, const struct iovec __user *iov, unsigned long c
 long sys_writev(unsigned long fd, const struct iovec __user *iov, unsigned long cnt)
 {
 	return WITH_FILE(fd, f, do_iov(f, iov, cnt, true));
+}
+
+/*
+ * pread64, pwrite64, preadv and pwritev: the transfer at pos, the file's
+ * offset as it was. The file's own read or write runs at pos and the
+ * offset is put back after: the files that can seek (tmpfs, the modules,
+ * /proc) never sleep in their read or write, so under the kernel lock no
+ * other thread can see the offset moved. As Linux: a pipe or a terminal
+ * has no position (-ESPIPE, before any other check), a negative pos or
+ * pos + n past the largest offset is EINVAL, and an O_APPEND file is
+ * written at its end whatever pos says. On x86-64 preadv's offset is the
+ * one register pos_l (pos_h is ignored, as Linux's pos_from_hilo does).
+ */
+#define AT_POS(f, pos, expr) ({						\
+	uint64_t saved_ = (f)->offset;					\
+	long r_;							\
+	(f)->offset = (pos);						\
+	r_ = (expr);							\
+	(f)->offset = saved_;						\
+	r_;								\
+})
+#define OFFSET_MAX	0x7ffffffffffffffful
+
+static long pos_check(const struct file *f, long pos, const void __user *buf, size_t n, bool write)
+{
+	long err;
+
+	if (f->ops->stream)
+		return -ESPIPE;
+	if ((err = rw_check(f, buf, n, write)))
+		return err;
+	return (uint64_t)pos + n > OFFSET_MAX ? -EINVAL : 0;
+}
+
+static long file_pread(struct file *f, char __user *buf, size_t n, long pos)
+{
+	long err = pos_check(f, pos, buf, n, false);
+
+	return err ? err : AT_POS(f, pos, f->ops->read(f, buf, n));
+}
+
+static long file_pwrite(struct file *f, const char __user *buf, size_t n, long pos)
+{
+	long err = pos_check(f, pos, buf, n, true);
+
+	return err ? err : AT_POS(f, pos, f->ops->write(f, buf, n));
+}
+
+static long file_preadv(struct file *f, const struct iovec __user *iov, unsigned long cnt, long pos,
+			bool write)
+{
+	return f->ops->stream ? -ESPIPE : AT_POS(f, pos, do_iov(f, iov, cnt, write));
+}
+
+long sys_pread64(unsigned int fd, char __user *buf, size_t n, long pos)
+{
+	return pos < 0 ? -EINVAL : WITH_FILE(fd, f, file_pread(f, buf, n, pos));
+}
+
+long sys_pwrite64(unsigned int fd, const char __user *buf, size_t n, long pos)
+{
+	return pos < 0 ? -EINVAL : WITH_FILE(fd, f, file_pwrite(f, buf, n, pos));
+}
+
+long sys_preadv(unsigned long fd, const struct iovec __user *iov, unsigned long cnt, long pos_l)
+{
+	return pos_l < 0 ? -EINVAL : WITH_FILE(fd, f, file_preadv(f, iov, cnt, pos_l, false));
+}
+
+long sys_pwritev(unsigned long fd, const struct iovec __user *iov, unsigned long cnt, long pos_l)
+{
+	return pos_l < 0 ? -EINVAL : WITH_FILE(fd, f, file_preadv(f, iov, cnt, pos_l, true));
 }
 
 long sys_close(unsigned int fd)

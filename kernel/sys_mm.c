@@ -1,4 +1,4 @@
-/* Memory system calls: mmap, munmap, mprotect, brk, process_vm_readv. */
+/* Memory system calls: mmap, munmap, mprotect, brk, process_vm_readv and process_vm_writev. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
 #include <ccos/mm.h>
@@ -85,14 +85,16 @@ long sys_brk(uint64_t brk)
 }
 
 /*
- * Read another process's memory (itself or a child, as ptrace rules allow).
- * As Linux, the count of bytes read up to the first page that cannot be
- * read or written, and -EFAULT only when that is the first: no piece
- * crosses a page on either side.
+ * Read or write another process's memory (itself or a child, as ptrace
+ * rules allow), as Linux: the count of bytes moved up to the first page
+ * that cannot be, and -EFAULT only when that is the first; no piece
+ * crosses a page on either side. The other process's pages must allow the
+ * access (copy_mm_as_user): PROT_NONE is -EFAULT, and so is a read-only
+ * page to write.
  */
-long sys_process_vm_readv(int pid, const struct iovec __user *local, unsigned long nlocal,
+static long process_vm_rw(int pid, const struct iovec __user *local, unsigned long nlocal,
 			  const struct iovec __user *remote, unsigned long nremote,
-			  unsigned long flags)
+			  unsigned long flags, bool write)
 {
 	struct process *p = proc_find(pid), *me = current();
 	char buf[256];
@@ -115,10 +117,11 @@ long sys_process_vm_readv(int pid, const struct iovec __user *local, unsigned lo
 
 		n = MIN(n, PAGE_SIZE - (uint64_t)r.iov_base % PAGE_SIZE);
 		n = MIN(n, PAGE_SIZE - (uint64_t)l.iov_base % PAGE_SIZE);
-
-		if (n && copy_from_mm_or_gate(p->mm, buf, (uint64_t)r.iov_base, n))
+		if (n && write && (copy_from_user(buf, l.iov_base, n) ||
+				   copy_mm_as_user(p->mm, (uint64_t)r.iov_base, buf, n, true)))
 			return total ? total : -EFAULT;
-		if (n && copy_to_user(l.iov_base, buf, n))
+		if (n && !write && (copy_mm_as_user(p->mm, (uint64_t)r.iov_base, buf, n, false) ||
+				    copy_to_user(l.iov_base, buf, n)))
 			return total ? total : -EFAULT;
 		total += n;
 		l.iov_base = (char *)l.iov_base + n;
@@ -132,4 +135,18 @@ long sys_process_vm_readv(int pid, const struct iovec __user *local, unsigned lo
 		irq_window();
 	}
 	return total;
+}
+
+long sys_process_vm_readv(int pid, const struct iovec __user *local, unsigned long nlocal,
+			  const struct iovec __user *remote, unsigned long nremote,
+			  unsigned long flags)
+{
+	return process_vm_rw(pid, local, nlocal, remote, nremote, flags, false);
+}
+
+long sys_process_vm_writev(int pid, const struct iovec __user *local, unsigned long nlocal,
+			   const struct iovec __user *remote, unsigned long nremote,
+			   unsigned long flags)
+{
+	return process_vm_rw(pid, local, nlocal, remote, nremote, flags, true);
 }

@@ -367,21 +367,30 @@ int copy_from_mm(struct mm *mm, void *dst, uint64_t va, size_t n)
 }
 
 /*
- * As copy_from_mm, but the gate pages (the vvar page, and the vsyscall page
- * in the modes where user space may read it) are readable too, as Linux's
- * process_vm_readv and ptrace allow.
+ * What process_vm_readv and process_vm_writev may touch of another
+ * address space, a piece within one page: as Linux's, whose page pinning
+ * they use without FOLL_FORCE, an area that allows the access (PROT_READ
+ * to read, PROT_WRITE to write), so that a PROT_NONE page is -EFAULT, and
+ * a read-only one to write. Reading, the gate pages too (the vvar page,
+ * and the vsyscall page in the modes where user space may read it), as
+ * Linux's process_vm_readv and ptrace allow.
  */
-int copy_from_mm_or_gate(struct mm *mm, void *dst, uint64_t va, size_t n)
+int copy_mm_as_user(struct mm *mm, uint64_t va, void *buf, size_t n, bool to_mm)
 {
 	uint64_t page = ALIGN_DOWN(va, PAGE_SIZE), *pte;
+	struct vma *v;
 
-	if (va < USER_TOP)
-		return copy_from_mm(mm, dst, va, n);
-	if ((page != VVAR_ADDRESS && page != VSYSCALL_ADDR) || va + n > page + PAGE_SIZE)
+	if (va < USER_TOP) {
+		v = mm_find_vma(mm, va);
+		if (!v || va + n > v->end || !(v->prot & (to_mm ? PROT_WRITE : PROT_READ)))
+			return -EFAULT;
+		return copy_mm(mm, va, buf, n, to_mm);
+	}
+	if (to_mm || (page != VVAR_ADDRESS && page != VSYSCALL_ADDR) || va + n > page + PAGE_SIZE)
 		return -EFAULT;
 	pte = walk_pte(kernel_pml4, page);
 	if (!pte || !(*pte & PTE_U))
 		return -EFAULT;
-	memcpy(dst, (char *)phys_to_virt(*pte & PTE_ADDR) + va - page, n);
+	memcpy(buf, (char *)phys_to_virt(*pte & PTE_ADDR) + va - page, n);
 	return 0;
 }

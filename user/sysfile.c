@@ -1,5 +1,12 @@
-/* sysfile: open, read, lseek, fstat, readv, writev, ioctl and process_vm_readv, and their errors, as on Linux. */
+/* sysfile: open, read, lseek, fstat, readv, writev, pread and pwrite, ioctl, process_vm_readv and _writev, and their errors, as on Linux. */
 #include "testutil.h"
+
+#define __NR_pread64		17
+#define __NR_pwrite64		18
+#define __NR_preadv		295
+#define __NR_pwritev		296
+#define __NR_process_vm_writev	311
+#define L(x)			((long)(x))
 
 /* ---- errors every kernel must get right ---- */
 
@@ -119,6 +126,188 @@ static int test_process_vm_readv_partial(void)
 	return expect(munmap(p, PAGE_SIZE), 0, "munmap");
 }
 
+/* ---- positioned reads and writes ---- */
+
+static long pread(long fd, void *buf, long n, long pos)
+{
+	return syscall4(__NR_pread64, fd, L(buf), n, pos);
+}
+
+static long pwrite(long fd, const void *buf, long n, long pos)
+{
+	return syscall4(__NR_pwrite64, fd, L(buf), n, pos);
+}
+
+/* A new file of /tmp with these bytes, its offset left at 3; unlinked (the descriptor keeps it). */
+static long scratch_file(const char *bytes, int flags)
+{
+	char name[64];
+	long fd;
+
+	snprintf(name, sizeof(name), "/tmp/sysfile.%ld", getpid());
+	fd = open(name, O_RDWR | O_CREAT | O_TRUNC | flags, 0600);
+	if (fd >= 0) {
+		syscall1(__NR_unlink, L(name));
+		write(fd, bytes, strlen(bytes));
+		lseek(fd, 3, SEEK_SET);
+	}
+	return fd;
+}
+
+/* At an offset, the file's own offset untouched: before, between and after them, read sees 3. */
+static int test_pread_pwrite(void)
+{
+	char b[32] = { 0 };
+	long fd = scratch_file("0123456789", 0);
+
+	if (fd < 0)
+		return ktap_fail("open of a file in /tmp: %ld", fd);
+	if (!expect(pwrite(fd, "ab", 2, 5), 2, "pwrite(2 bytes at 5)") ||
+	    !expect(lseek(fd, 0, SEEK_CUR), 3, "the offset after pwrite") ||
+	    !expect(pread(fd, b, 4, 4), 4, "pread(4 bytes at 4)") ||
+	    !expect(memcmp(b, "4ab7", 4), 0, "pread's bytes: 4ab7") ||
+	    !expect(lseek(fd, 0, SEEK_CUR), 3, "the offset after pread") ||
+	    !expect(read(fd, b, 2), 2, "read at the offset") ||
+	    !expect(memcmp(b, "34", 2), 0, "read's bytes: 34"))
+		return 0;
+	if (!expect(pwrite(fd, "z", 1, 20), 1, "pwrite past the end") ||
+	    !expect(pread(fd, b, sizeof(b), 8), 13, "pread to the end") ||
+	    !expect(memcmp(b, "89\0\0\0\0\0\0\0\0\0\0z", 13), 0, "a hole of zeros, then z") ||
+	    !expect(pread(fd, b, 4, 21), 0, "pread at the end") ||
+	    !expect(pread(fd, b, 4, 1000), 0, "pread past the end") ||
+	    !expect(pread(fd, b, 0, 2), 0, "pread of 0 bytes") ||
+	    !expect(lseek(fd, 0, SEEK_CUR), 5, "the offset after all that"))
+		return 0;
+	return expect(pread(fd, b, 4, -1), -EINVAL, "pread at -1") &&
+	       expect(pwrite(fd, b, 4, -4096), -EINVAL, "pwrite at -4096") &&
+	       expect(pread(fd, b, 4, 0x7ffffffffffffffe), -EINVAL, "pread past the largest offset") &&
+	       expect(pread(fd, (void *)KERNEL_ADDR, 4, 0), -EFAULT, "pread into the kernel") &&
+	       expect(pread(999, b, 4, 0), -EBADF, "pread(999)") &&
+	       expect(pread(999, b, 4, -1), -EINVAL, "pread(999) at -1: the offset first");
+}
+
+/* An O_APPEND file is written at its end whatever pwrite's offset (Linux's documented bug). */
+static int test_pwrite_append(void)
+{
+	char b[16] = { 0 };
+	long fd = scratch_file("0123", O_APPEND);
+
+	if (fd < 0)
+		return ktap_fail("open of a file in /tmp: %ld", fd);
+	return expect(pwrite(fd, "xy", 2, 0), 2, "pwrite at 0 of an O_APPEND file") &&
+	       expect(lseek(fd, 0, SEEK_CUR), 3, "the offset after it") &&
+	       expect(pread(fd, b, sizeof(b), 0), 6, "pread of the whole file") &&
+	       expect(memcmp(b, "0123xy", 6), 0, "the bytes: 0123xy");
+}
+
+/* A pipe has no position: ESPIPE from each, whichever end, before any other check. */
+static int test_pread_pipe_espipe(void)
+{
+	char b[4];
+	struct iovec iov = { b, sizeof(b) };
+	int p[2];
+
+	if (!expect(pipe(p), 0, "pipe"))
+		return 0;
+	return expect(pread(p[0], b, 4, 0), -ESPIPE, "pread of a pipe") &&
+	       expect(pwrite(p[1], b, 4, 0), -ESPIPE, "pwrite of a pipe") &&
+	       expect(pread(p[1], b, 4, 0), -ESPIPE, "pread of a pipe's write end") &&
+	       expect(syscall4(__NR_preadv, p[0], L(&iov), 1, 0), -ESPIPE, "preadv of a pipe") &&
+	       expect(syscall4(__NR_pwritev, p[1], L(&iov), 1, 0), -ESPIPE, "pwritev of a pipe") &&
+	       expect(pread(p[0], b, 4, -1), -EINVAL, "pread of a pipe at -1");
+}
+
+static int test_preadv_pwritev(void)
+{
+	char a[3], b[5], c[8] = { 0 };
+	struct iovec out[] = { { "abc", 3 }, { "", 0 }, { "defgh", 5 } };
+	struct iovec in[] = { { a, 3 }, { b, 5 } };
+	long fd = scratch_file("0123456789", 0);
+
+	if (fd < 0)
+		return ktap_fail("open of a file in /tmp: %ld", fd);
+	if (!expect(syscall4(__NR_pwritev, fd, L(out), 3, 2), 8, "pwritev of 8 bytes at 2") ||
+	    !expect(lseek(fd, 0, SEEK_CUR), 3, "the offset after pwritev") ||
+	    !expect(syscall4(__NR_preadv, fd, L(in), 2, 1), 8, "preadv of 8 bytes at 1") ||
+	    !expect(lseek(fd, 0, SEEK_CUR), 3, "the offset after preadv") ||
+	    !expect(memcmp(a, "1ab", 3) | memcmp(b, "cdefg", 5), 0, "preadv's bytes: 1ab cdefg") ||
+	    !expect(syscall4(__NR_preadv, fd, L(in), 2, 9), 1, "preadv at 9: the last byte"))
+		return 0;
+	return expect(a[0], 'h', "the last byte") &&
+	       expect(read(fd, c, 8), 7, "read from the offset: 3 to 10") &&
+	       expect(memcmp(c, "bcdefgh", 7), 0, "read's bytes: bcdefgh") &&
+	       expect(syscall4(__NR_preadv, fd, L(in), 2, -1), -EINVAL, "preadv at -1") &&
+	       expect(syscall4(__NR_preadv, fd, L(in), 1025, 0), -EINVAL, "preadv of 1025 pieces");
+}
+
+/* The program's own (read-only) file at an offset: the bytes read at that offset. */
+static int test_pread_module(void)
+{
+	char a[16], b[16];
+	long fd = open(self, O_RDONLY, 0);
+
+	if (fd < 0)
+		return ktap_fail("open(%s): %ld", self, fd);
+	return expect(pread(fd, a, 16, 100), 16, "pread of 16 bytes at 100") &&
+	       expect(lseek(fd, 0, SEEK_CUR), 0, "the offset after pread") &&
+	       expect(lseek(fd, 100, SEEK_SET), 100, "lseek(100)") &&
+	       expect(read(fd, b, 16), 16, "read at 100") &&
+	       expect(memcmp(a, b, 16), 0, "pread and read agree") &&
+	       expect(pwrite(fd, a, 16, 100), -EBADF, "pwrite of a read-only descriptor");
+}
+
+/*
+ * A child's pages that do not allow the access: PROT_NONE to read or write,
+ * read-only to write. EFAULT when that is the first page, else the bytes
+ * before it; a writable page is written.
+ */
+static int test_process_vm_protections(void)
+{
+	char *p = map_pages(3), buf[300], got[4] = { 0 };
+	struct iovec local = { buf, sizeof(buf) }, one = { got, 4 };
+	struct iovec none = { p + PAGE_SIZE, 8 }, ro = { p + 2 * PAGE_SIZE, 8 };
+	struct iovec rw_none = { p + PAGE_SIZE - 100, 300 }, rw = { p + 10, 4 };
+	long pid;
+	int fds[2], status, ok;
+	char c;
+
+	if (IS_ERR_VALUE(p) || !expect(pipe(fds), 0, "pipe"))
+		return 0;
+	memset(p, 'x', 3 * PAGE_SIZE);
+	memset(buf, 'y', sizeof(buf));
+	mprotect(p + PAGE_SIZE, PAGE_SIZE, PROT_NONE);
+	mprotect(p + 2 * PAGE_SIZE, PAGE_SIZE, PROT_READ);
+	pid = fork();
+	if (pid == 0) {
+		close(fds[1]);
+		read(fds[0], &c, 1);		/* until the parent is done */
+		exit_group(0);
+	}
+	close(fds[0]);
+	ok = expect(process_vm_readv(pid, &local, 1, &none, 1, 0), -EFAULT,
+		    "process_vm_readv of a PROT_NONE page") &&
+	     expect(process_vm_readv(pid, &local, 1, &rw_none, 1, 0), 100,
+		    "process_vm_readv of 100 readable bytes, then PROT_NONE") &&
+	     expect(process_vm_readv(pid, &local, 1, &ro, 1, 0), 8,
+		    "process_vm_readv of a read-only page") &&
+	     memset(buf, 'y', sizeof(buf)) &&
+	     expect(syscall6(__NR_process_vm_writev, pid, L(&local), 1, L(&none), 1, 0), -EFAULT,
+		    "process_vm_writev to a PROT_NONE page") &&
+	     expect(syscall6(__NR_process_vm_writev, pid, L(&local), 1, L(&ro), 1, 0), -EFAULT,
+		    "process_vm_writev to a read-only page") &&
+	     expect(syscall6(__NR_process_vm_writev, pid, L(&local), 1, L(&rw_none), 1, 0), 100,
+		    "process_vm_writev of 100 writable bytes, then PROT_NONE") &&
+	     expect(syscall6(__NR_process_vm_writev, pid, L(&local), 1, L(&rw), 1, 0), 4,
+		    "process_vm_writev to a writable page") &&
+	     expect(process_vm_readv(pid, &one, 1, &rw, 1, 0), 4, "process_vm_readv of it") &&
+	     (!memcmp(got, "yyyy", 4) ||
+	      ktap_fail("the child has %c%c%c%c, not yyyy", got[0], got[1], got[2], got[3])) &&
+	     expect(p[10], 'x', "the parent's own copy untouched");
+	close(fds[1]);
+	wait4(pid, &status, 0, NULL);
+	return ok;
+}
+
 /* ---- the table ---- */
 
 static const struct test tests[] = {
@@ -129,6 +318,12 @@ static const struct test tests[] = {
 	{ "ioctl_unknown", test_ioctl },
 	{ "process_vm_readv_self", test_process_vm_readv },
 	{ "process_vm_readv_partial", test_process_vm_readv_partial },
+	{ "process_vm_readv_writev_page_protections", test_process_vm_protections },
+	{ "pread_pwrite_at_offsets", test_pread_pwrite },
+	{ "pwrite_o_append_writes_at_end", test_pwrite_append },
+	{ "pread_pwrite_pipe_espipe", test_pread_pipe_espipe },
+	{ "preadv_pwritev", test_preadv_pwritev },
+	{ "pread_module_file", test_pread_module, 1 },
 };
 
 int main(int argc, char **argv, char **envp)

@@ -258,7 +258,7 @@ int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot);
 uint64_t mm_find_gap(struct mm *mm, uint64_t len);
 int copy_to_mm(struct mm *mm, uint64_t va, const void *src, size_t n);
 int copy_from_mm(struct mm *mm, void *dst, uint64_t va, size_t n);
-int copy_from_mm_or_gate(struct mm *mm, void *dst, uint64_t va, size_t n);
+int copy_mm_as_user(struct mm *mm, uint64_t va, void *buf, size_t n, bool to_mm);
 uint64_t prot_to_pte(int prot);
 
 /* kernel/vma.c: the areas, by address */

@@ -20,6 +20,10 @@ long sys_lseek(unsigned int fd, long off, unsigned int whence);
 long sys_ioctl(unsigned int fd, unsigned int req, uint64_t arg);
 long sys_readv(unsigned long fd, const struct iovec __user *iov, unsigned long cnt);
 long sys_writev(unsigned long fd, const struct iovec __user *iov, unsigned long cnt);
+long sys_pread64(unsigned int fd, char __user *buf, size_t n, long pos);
+long sys_pwrite64(unsigned int fd, const char __user *buf, size_t n, long pos);
+long sys_preadv(unsigned long fd, const struct iovec __user *iov, unsigned long cnt, long pos_l);
+long sys_pwritev(unsigned long fd, const struct iovec __user *iov, unsigned long cnt, long pos_l);
 
 /* kernel/sys_fd.c, kernel/pipe.c, kernel/poll.c */
 struct pollfd;
@@ -91,6 +95,9 @@ long sys_brk(uint64_t brk);
 long sys_process_vm_readv(int pid, const struct iovec __user *local, unsigned long nlocal,
 			  const struct iovec __user *remote, unsigned long nremote,
 			  unsigned long flags);
+long sys_process_vm_writev(int pid, const struct iovec __user *local, unsigned long nlocal,
+			   const struct iovec __user *remote, unsigned long nremote,
+			   unsigned long flags);
 
 /* kernel/fork.c */
 long sys_fork(void);
