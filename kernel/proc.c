@@ -1,4 +1,4 @@
-/* Processes: the table, exit and wait, and starting init. */
+/* Processes: the table, exit, and starting init. */
 #include <ccos/proc.h>
 #include <ccos/syscall.h>
 #include <ccos/file.h>
@@ -95,20 +95,6 @@ struct process *proc_find(int pid)
 	return NULL;
 }
 
-/* The exit signal, SIGCHLD for fork's children, with Linux's siginfo: CLD_EXITED or CLD_KILLED. */
-static void notify_parent(struct process *p)
-{
-	int status = p->exit_status;
-	siginfo_t info = {
-		.si_code = status & 0x7f ? CLD_KILLED : CLD_EXITED,
-		.chld = { p->pid, 0, status & 0x7f ? status & 0x7f : (status >> 8) & 0xff },
-	};
-
-	if (p->exit_signal)
-		send_signal(p->parent, p->exit_signal, &info);
-	wakeup(p->parent);
-}
-
 /*
  * A thread ends: its files, actions and memory go at once (the last user
  * of each frees it). While other threads of its process run, a leader
@@ -142,6 +128,8 @@ void proc_exit(int status)
 		p->vfork_parent = NULL;
 	}
 	p->exit_status = status;
+	if (p != leader)	/* its time stays the process's (kernel/cputime.c) */
+		cputime_add(&leader->dead_threads, p->time);
 	p->state = p == leader ? PROC_ZOMBIE : PROC_DEAD;
 	if (thread_group_alive(leader)) {
 		signal_retarget(p, ~0ul);	/* what it might have taken */
@@ -167,73 +155,6 @@ void proc_exit(int status)
 	this_cpu()->wake_here = false;
 	schedule();			/* never to return: zombies do not run */
 	panic("a zombie ran");
-}
-
-#define WUNTRACED	2
-#define WCONTINUED	8
-#define __WNOTHREAD	0x20000000
-#define __WALL		0x40000000
-#define __WCLONE	0x80000000
-
-/*
- * pid > 0: that child; -1: any; 0: any in the caller's group; < -1: any in
- * group -pid. As on Linux, a child whose exit signal is not SIGCHLD (a
- * "clone child") is waited for only with __WCLONE or __WALL, and the others
- * only without __WCLONE.
- */
-static bool wait_matches(struct process *c, int pid, int options)
-{
-	bool clone_child = c->exit_signal != SIGCHLD;
-
-	if (!(options & __WALL) && clone_child != !!(options & __WCLONE))
-		return false;
-	if (pid > 0)
-		return c->pid == pid;
-	if (pid == 0)
-		return c->pgid == current()->pgid;
-	return pid == -1 || c->pgid == -(long)pid;
-}
-
-/*
- * Any thread of a process waits for the children of its process; those
- * are group leaders (a thread is nobody's child), and a leader is ready
- * only when the last thread of its group has ended.
- */
-long sys_wait4(int pid, int __user *ustatus, int options, void __user *rusage)
-{
-	struct process *p = current()->group_leader, *c;
-
-	/* No stopped or continued processes in ccos: WUNTRACED, WCONTINUED find none. */
-	if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WALL | __WCLONE))
-		return -EINVAL;
-	for (;;) {
-		bool have_child = false;
-
-		for (c = proc_table; c < proc_table + NPROC; c++) {
-			int cpid;
-
-			if (c->parent != p || c->state == PROC_UNUSED || c->pid != c->tgid ||
-			    !wait_matches(c, pid, options))
-				continue;
-			have_child = true;
-			if (c->state != PROC_ZOMBIE || thread_group_alive(c))
-				continue;
-			if (ustatus && put_user(c->exit_status, ustatus))
-				return -EFAULT;
-			if (rusage && copy_to_user(rusage, (char[144]){ 0 }, 144))
-				return -EFAULT;
-			cpid = c->pid;
-			proc_free(c);
-			return cpid;
-		}
-		if (!have_child)
-			return -ECHILD;
-		if (options & WNOHANG)
-			return 0;
-		sleep_on(p);
-		if (signal_pending(current()))
-			return -ERESTARTSYS;
-	}
 }
 
 /* Process 1: the program named by init= with the words after -- as its arguments. */

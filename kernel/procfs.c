@@ -138,12 +138,16 @@ static char *status(struct process *p, size_t *len)
 }
 
 /*
- * /proc/PID/stat: Linux's 52 fields (proc(5)) on one line. ccos counts no
- * faults or CPU time, so those are 0, as are the addresses Linux hides from
- * other users; priority 20 and nice 0 are every process's.
+ * /proc/PID/stat: Linux's 52 fields (proc(5)) on one line. The process's
+ * CPU time and its reaped children's (fields 14 to 17, clock ticks) are
+ * the tick's (kernel/cputime.c); ccos counts no faults, so those are 0, as
+ * are the addresses Linux hides from other users; priority 20 and nice 0
+ * are every process's.
  */
 static char *pid_stat(struct process *p, size_t *len)
 {
+	struct process *leader = p->group_leader;
+	struct cputime t = group_cputime(leader);
 	uint64_t vsize = 0;
 	struct vma *v;
 	char *buf = kmalloc(512);
@@ -151,11 +155,13 @@ static char *pid_stat(struct process *p, size_t *len)
 	for (v = p->mm ? vma_next(p->mm, 0) : NULL; v; v = vma_next(p->mm, v->end))
 		vsize += v->end - v->start;
 	if (buf)
-		*len = snprintf(buf, 512, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 0 0 0 0 20 0 %d 0 0 "
+		*len = snprintf(buf, 512, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 %lu %lu %lu %lu 20 0 %d 0 0 "
 				"%lu 0 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 %d %d 0 0 0 0 0 "
 				"0 0 0 %lu %lu 0 0 0\n",
 				p->tgid, p->comm, state_letter(p), p->parent ? p->parent->tgid : 0,
-				p->pgid, p->sid, live_threads(p), vsize, p->exit_signal, p->cpu,
+				p->pgid, p->sid, ns_to_clock_t(t.user), ns_to_clock_t(t.sys),
+				ns_to_clock_t(leader->children.user), ns_to_clock_t(leader->children.sys),
+				live_threads(p), vsize, p->exit_signal, p->cpu,
 				p->mm ? p->mm->arg_start : 0, p->mm ? p->mm->arg_end : 0);
 	return buf;
 }
@@ -221,14 +227,24 @@ static void count_processes(int *running, int *all)
 		}
 }
 
+/* A cpu line of /proc/stat: user, nice, system, idle, then six times ccos does not count. */
+static size_t cpu_line(char *buf, size_t left, const char *name, struct cputime t, uint64_t idle)
+{
+	return snprintf(buf, left, "%s %lu 0 %lu %lu 0 0 0 0 0 0\n", name, ns_to_clock_t(t.user),
+			ns_to_clock_t(t.sys), ns_to_clock_t(idle));
+}
+
 /*
- * /proc/stat and /proc/loadavg in Linux's format, for top and uptime: ccos
- * counts no CPU time and keeps no load average, so those numbers are 0.
+ * /proc/stat and /proc/loadavg in Linux's format, for top and uptime: each
+ * CPU's user, system and idle time as its tick charged them
+ * (kernel/cputime.c), in clock ticks; ccos keeps no load average, so that is 0.
  */
 static char *cpu_stat(size_t *len)
 {
-	size_t size = (nr_cpus + 6) * 64, n;
-	char *buf = kmalloc(size);
+	size_t size = (nr_cpus + 6) * 96, n;
+	char *buf = kmalloc(size), name[8];
+	struct cputime all_cpus = { 0 };
+	uint64_t idle = 0;
 	struct timespec now, up;
 	int i, running, all;
 
@@ -237,9 +253,15 @@ static char *cpu_stat(size_t *len)
 	do_clock_gettime(0 /* CLOCK_REALTIME */, &now);
 	do_clock_gettime(1 /* CLOCK_MONOTONIC */, &up);
 	count_processes(&running, &all);
-	n = snprintf(buf, size, "cpu  0 0 0 0 0 0 0 0 0 0\n");
-	for (i = 0; i < nr_cpus; i++)
-		n += snprintf(buf + n, size - n, "cpu%d 0 0 0 0 0 0 0 0 0 0\n", i);
+	for (i = 0; i < nr_cpus; i++) {
+		cputime_add(&all_cpus, cpus[i].time);
+		idle += cpus[i].idle_time;
+	}
+	n = cpu_line(buf, size, "cpu ", all_cpus, idle);
+	for (i = 0; i < nr_cpus; i++) {
+		snprintf(name, sizeof(name), "cpu%d", i);
+		n += cpu_line(buf + n, size - n, name, cpus[i].time, cpus[i].idle_time);
+	}
 	n += snprintf(buf + n, size - n, "intr 0\nctxt 0\nbtime %ld\nprocesses %d\n"
 		      "procs_running %d\nprocs_blocked 0\n", now.tv_sec - up.tv_sec, last_pid(), running);
 	*len = MIN(n, size);

@@ -196,9 +196,10 @@ void wakeup(const void *chan)
 			sched_wake(p);
 }
 
-/* From each CPU's tick: a process that used up its tick yields on its way out. */
+/* From each CPU's tick: the tick's time charged; a process that used up its tick yields on its way out. */
 void sched_tick(struct trap_frame *tf)
 {
+	account_tick(tf);
 	if (user_mode(tf) && current())
 		this_cpu()->need_resched = true;
 }

@@ -77,6 +77,9 @@ static void take_leadership(struct process *p, struct process *leader)
 	p->exit_signal = leader->exit_signal;
 	p->sig.shared_pending = leader->sig.shared_pending;	/* the process's signals stay */
 	memcpy(p->sig.shared_info, leader->sig.shared_info, sizeof(p->sig.shared_info));
+	p->dead_threads = leader->dead_threads;		/* and its time, the old leader's too */
+	cputime_add(&p->dead_threads, leader->time);
+	p->children = leader->children;
 	if (init_process == leader)
 		init_process = p;
 	proc_free(leader);

@@ -33,6 +33,7 @@ static const char *const programs[] = {
 	"/bin/sysbusy",
 	"/bin/syslink",
 	"/bin/syspath",
+	"/bin/syswait",
 	"/bin/glibctest",
 };
 

@@ -9,13 +9,7 @@
 #define __NR_getsid		124
 #define __NR_rt_sigpending	127
 #define __NR_clone3		435
-#define CLONE_VM		0x00000100
-#define CLONE_SIGHAND		0x00000800
 #define CLONE_VFORK		0x00004000
-#define CLONE_THREAD		0x00010000
-#define CLONE_PARENT_SETTID	0x00100000
-#define CLONE_CHILD_CLEARTID	0x00200000
-#define CLONE_CHILD_SETTID	0x01000000
 #define __WCLONE		0x80000000
 
 

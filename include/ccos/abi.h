@@ -20,6 +20,20 @@ struct stat {
 };
 BUILD_BUG_ON(sizeof(struct stat) != 144);
 
+/* getrusage's and wait4's: the CPU times, then counts ccos keeps none of (0). */
+struct rusage {
+	struct timeval ru_utime, ru_stime;
+	long ru_maxrss, ru_ixrss, ru_idrss, ru_isrss, ru_minflt, ru_majflt, ru_nswap;
+	long ru_inblock, ru_oublock, ru_msgsnd, ru_msgrcv, ru_nsignals, ru_nvcsw, ru_nivcsw;
+};
+BUILD_BUG_ON(sizeof(struct rusage) != 144);
+
+/* times(): in clock ticks of USER_HZ (AT_CLKTCK). */
+struct tms {
+	long tms_utime, tms_stime, tms_cutime, tms_cstime;
+};
+#define USER_HZ		100
+
 struct utsname {
 	char sysname[65], nodename[65], release[65], version[65], machine[65], domainname[65];
 };

@@ -45,6 +45,11 @@ struct mm {
 
 struct file;
 
+/* CPU time in nanoseconds, charged a tick at a time (kernel/cputime.c). */
+struct cputime {
+	uint64_t user, sys;
+};
+
 /*
  * A thread, Linux's task: pid is its thread id. The threads of a process
  * (CLONE_THREAD) form a group named by its leader's pid, tgid, which is
@@ -91,6 +96,9 @@ struct process {
 	uint64_t cpus_allowed;		/* sched_setaffinity's mask: bit n = CPU n */
 	int cpu;			/* the CPU it runs or last ran on */
 	const struct module_file *exe;	/* the program, which /proc/self/exe names */
+	struct cputime time;		/* this thread's */
+	/* Of a group leader: its ended threads' time, and its reaped children's. */
+	struct cputime dead_threads, children;
 	/* A kernel buffer the user copies accept while sendfile runs (kernel/sendfile.c). */
 	const char *kbuf;
 	size_t kbuf_len;
@@ -127,6 +135,8 @@ struct percpu {
 	/* Counts for /proc/smpstat (kernel/smpstat.c). */
 	uint64_t klock_taken, klock_waited, klock_wait_cycles;
 	uint64_t switches, halts, shootdowns, shootdown_cycles;
+	struct cputime time;		/* the threads' time here (/proc/stat), */
+	uint64_t idle_time;		/* and the idle loop's, ns */
 };
 
 extern struct percpu cpus[MAX_CPUS];
@@ -163,9 +173,18 @@ struct process *proc_find(int pid);
 int last_pid(void);
 __noreturn void proc_exit(int status);
 __noreturn void start_init(void);
+void notify_parent(struct process *leader);	/* kernel/wait.c: the exit signal */
 
 /* kernel/fork.c */
 void clear_child_tid(struct process *p);
+
+/* kernel/cputime.c: the tick charges the time, threads and wait add it up */
+void account_tick(const struct trap_frame *tf);
+struct cputime group_cputime(const struct process *leader);	/* its threads', ended ones too */
+void cputime_add(struct cputime *to, struct cputime t);
+uint64_t ns_to_clock_t(uint64_t ns);	/* in USER_HZ ticks */
+struct rusage;
+long put_rusage(struct rusage __user *ru, struct cputime t);	/* 0 or -EFAULT */
 
 /* kernel/thread.c: thread groups */
 bool thread_group_alive(const struct process *leader);	/* a thread of it still runs */

@@ -31,6 +31,7 @@
 #define SI_TKILL	(-6)
 #define CLD_EXITED	1
 #define CLD_KILLED	2
+#define CLD_DUMPED	3
 #define SEGV_MAPERR	1
 #define SEGV_ACCERR	2
 #define ILL_ILLOPN	2
@@ -50,7 +51,7 @@ typedef struct {
 	union {
 		struct { int pid; uint32_t uid; } kill;
 		struct { uint64_t addr; } fault;
-		struct { int pid; uint32_t uid; int status; } chld;
+		struct { int pid; uint32_t uid; int status; long utime, stime; } chld;
 		char raw[112];
 	};
 } siginfo_t;

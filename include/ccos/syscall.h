@@ -105,12 +105,13 @@ long sys_vfork(void);
 long sys_clone(unsigned long flags, uint64_t newsp, int __user *ptid, int __user *ctid,
 	       unsigned long tls);
 
-/* kernel/proc.c, kernel/exec.c, kernel/sys_proc.c, kernel/pgrp.c */
+/* kernel/proc.c, kernel/wait.c, kernel/exec.c, kernel/sys_proc.c, kernel/pgrp.c */
 long sys_execve(const char __user *path, const char *const __user *argv,
 		const char *const __user *envp);
 long sys_exit(int code);
 long sys_exit_group(int code);
-long sys_wait4(int pid, int __user *status, int options, void __user *rusage);
+long sys_wait4(int pid, int __user *status, int options, struct rusage __user *ru);
+long sys_waitid(int idtype, int id, siginfo_t __user *info, int options, struct rusage __user *ru);
 long sys_kill(int pid, int sig);
 long sys_setpgid(int pid, int pgid);
 long sys_getpgid(int pid);
@@ -149,6 +150,10 @@ long sys_prlimit64(int pid, unsigned int resource, const struct rlimit64 __user 
 		   struct rlimit64 __user *old);
 long sys_getrlimit(unsigned int resource, struct rlimit64 __user *old);
 long sys_setrlimit(unsigned int resource, const struct rlimit64 __user *new);
+
+/* kernel/cputime.c */
+long sys_getrusage(int who, struct rusage __user *ru);
+long sys_times(struct tms __user *buf);
 
 /* kernel/sys_time.c */
 long sys_gettimeofday(struct timeval __user *tv, struct timezone __user *tz);

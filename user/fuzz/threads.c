@@ -1,16 +1,6 @@
 /* fuzz's thread rounds: one child's threads on every CPU racing futexes, affinity, signals, unmaps and exits. */
 #include "fuzz.h"
 
-#define CLONE_VM		0x00000100
-#define CLONE_FS		0x00000200
-#define CLONE_FILES		0x00000400
-#define CLONE_SIGHAND		0x00000800
-#define CLONE_THREAD		0x00010000
-#define CLONE_SYSVSEM		0x00040000
-#define CLONE_SETTLS		0x00080000
-#define CLONE_PARENT_SETTID	0x00100000
-#define CLONE_CHILD_CLEARTID	0x00200000
-#define CLONE_CHILD_SETTID	0x01000000
 #define THREAD_FLAGS	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | \
 			 CLONE_SYSVSEM)
 
@@ -108,30 +98,6 @@ static unsigned char *victim;
 static unsigned long tls_block[8];
 static char stacks[THREADS][STACK_SIZE] __attribute__((aligned(16)));
 static volatile long signals_seen;
-
-/* clone(flags, stack, ptid, ctid, tls); the new thread calls fn(arg) on its stack, then exit(0). */
-long thread_clone(unsigned long flags, void *stack, int *ptid, int *ctid, unsigned long tls,
-		  void (*fn)(long), long arg);
-__asm__(".text\n"
-	".globl thread_clone\n"
-	"thread_clone:\n"
-	"	movq 8(%rsp), %rax\n"		/* arg */
-	"	subq $16, %rsi\n"
-	"	movq %r9, (%rsi)\n"		/* fn and arg on the new stack */
-	"	movq %rax, 8(%rsi)\n"
-	"	movq %rcx, %r10\n"		/* ctid: the fourth argument is r10 */
-	"	movl $56, %eax\n"		/* __NR_clone */
-	"	syscall\n"
-	"	testq %rax, %rax\n"
-	"	jnz 1f\n"
-	"	popq %rax\n"
-	"	popq %rdi\n"
-	"	call *%rax\n"			/* rsp is 16-byte aligned before the call */
-	"	xorl %edi, %edi\n"
-	"	movl $60, %eax\n"		/* __NR_exit: this thread only */
-	"	syscall\n"
-	"	ud2\n"
-	"1:	ret\n");
 
 /* The nth CPU of the online mask, n counted round. */
 static unsigned long nth_cpu(unsigned long n)

@@ -220,9 +220,11 @@ typedef struct siginfo {
 	int si_code;
 	int __pad;
 	union {
-		struct {		/* kill, SI_USER */
+		struct {		/* kill, SI_USER; SIGCHLD and waitid with the rest */
 			pid_t si_pid;
 			uid_t si_uid;
+			int si_status;
+			long si_utime, si_stime;
 		};
 		void *si_addr;		/* SIGSEGV, SIGBUS, SIGILL, SIGFPE */
 		char __size[112];

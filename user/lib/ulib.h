@@ -43,6 +43,20 @@ long sigaction(int sig, void (*handler)(int, siginfo_t *, void *),
 /* child.c */
 int run_in_child(int (*fn)(void *), void *arg);
 
+/* thread.c: clone(flags, stack, ptid, ctid, tls); the new thread runs fn(arg), then exit(0) */
+long thread_clone(unsigned long flags, void *stack, int *ptid, int *ctid, unsigned long tls,
+		  void (*fn)(long), long arg);
+#define CLONE_VM		0x00000100
+#define CLONE_FS		0x00000200
+#define CLONE_FILES		0x00000400
+#define CLONE_SIGHAND		0x00000800
+#define CLONE_THREAD		0x00010000
+#define CLONE_SYSVSEM		0x00040000
+#define CLONE_SETTLS		0x00080000
+#define CLONE_PARENT_SETTID	0x00100000
+#define CLONE_CHILD_CLEARTID	0x00200000
+#define CLONE_CHILD_SETTID	0x01000000
+
 /* ktap.c: KTAP output, numbered automatically */
 void ktap_plan(int n);
 int ktap_ok(int cond, const char *fmt, ...) __printf(2, 3);
