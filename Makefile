@@ -29,8 +29,8 @@ CFLAGS	:= -std=gnu11 -O2 -g -Wall -Wextra -Werror=implicit-function-declaration 
 	   -ffreestanding -fno-stack-protector -fno-pic -fno-pie -mno-red-zone \
 	   -mcmodel=kernel -mgeneral-regs-only -fno-omit-frame-pointer \
 	   -fno-asynchronous-unwind-tables -fcf-protection=none \
-	   -fno-toplevel-reorder -Iinclude -MMD -MP
-NASMFLAGS := -f elf64 -g -F dwarf -Iinclude/
+	   -fno-toplevel-reorder -Iinclude -Iarch/x86/include -MMD -MP
+NASMFLAGS := -f elf64 -g -F dwarf -Iinclude/ -Iarch/x86/include/
 LDFLAGS	:= -n -z noexecstack -z max-page-size=4096
 
 # arch/x86/vdso/vdso.c and vdso_image.asm are kernel code; the other C files
@@ -38,9 +38,9 @@ LDFLAGS	:= -n -z noexecstack -z max-page-size=4096
 VDSO_SRC := $(filter-out arch/x86/vdso/vdso.c,$(wildcard arch/x86/vdso/*.c))
 # native_page.c is user-mode code with a link of its own (below), not part of the kernel's.
 VSYSCALL_NATIVE_SRC := arch/x86/vsyscall/native_page.c
-KSRC_C	:= $(filter-out $(VSYSCALL_NATIVE_SRC),$(wildcard kernel/*.c arch/x86/*.c arch/x86/vsyscall/*.c mm/*.c)) \
+KSRC_C	:= $(filter-out $(VSYSCALL_NATIVE_SRC),$(wildcard kernel/*.c kernel/*/*.c fs/*.c drivers/*/*.c arch/x86/*.c arch/x86/entry/*.c arch/x86/vsyscall/*.c mm/*.c)) \
 	   arch/x86/vdso/vdso.c
-KSRC_S	:= $(wildcard boot/*.asm arch/x86/*.asm arch/x86/vdso/*.asm arch/x86/vsyscall/*.asm)
+KSRC_S	:= $(wildcard boot/*.asm arch/x86/*.asm arch/x86/entry/*.asm arch/x86/vdso/*.asm arch/x86/vsyscall/*.asm)
 KOBJ	:= $(patsubst %.c,$(BUILD)/%.o,$(KSRC_C)) $(patsubst %.asm,$(BUILD)/%.o,$(KSRC_S))
 
 all: $(BUILD)/kernel.elf user iso compile_commands.json
@@ -90,7 +90,7 @@ $(BUILD)/kernel.elf: $(KOBJ) linker/kernel.ld tools/ksyms
 VSYSCALL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -ffreestanding -fno-builtin \
 	   -fno-stack-protector -fno-pic -fno-pie -mcmodel=kernel -mgeneral-regs-only \
 	   -fno-jump-tables -fno-asynchronous-unwind-tables -fcf-protection=none \
-	   -fno-tree-loop-distribute-patterns -Iinclude -MMD -MP
+	   -fno-tree-loop-distribute-patterns -Iinclude -Iarch/x86/include -MMD -MP
 VSYSCALL_NATIVE := $(BUILD)/vsyscall_native
 
 $(BUILD)/arch/x86/vsyscall/native_page.o: $(VSYSCALL_NATIVE_SRC)
@@ -121,7 +121,7 @@ vdso: $(BUILD)/vdso/vdso.so
 # tools/vdsocheck has found no relocation, import or writable part in it.
 VDSO_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror=implicit-function-declaration \
 	       -fPIC -ffreestanding -fno-stack-protector -fno-asynchronous-unwind-tables \
-	       -fno-unwind-tables -fcf-protection=none -fvisibility=hidden -Iinclude -MMD -MP
+	       -fno-unwind-tables -fcf-protection=none -fvisibility=hidden -Iinclude -Iarch/x86/include -MMD -MP
 VDSO_LDFLAGS := -shared -nostdlib -Wl,-T,linker/vdso.ld -Wl,--hash-style=both \
 		-Wl,-soname=linux-vdso.so.1 -Wl,--no-undefined -Wl,-z,max-page-size=4096 \
 		-Wl,-z,noexecstack -Wl,--build-id=none
@@ -168,7 +168,7 @@ ISO_MODULES = $(if $(INIT),$(INIT):/bin/init,$(BUILD)/user/init.elf:/bin/init) \
 # Its sh runs its other applets itself, through exec of /proc/self/exe.
 # `make run SH=busybox` boots it as init, running sh (docs/console.md).
 BUSYBOX ?= $(wildcard /bin/busybox)
-# Its applets' names: the kernel makes each /bin/NAME a link to busybox (kernel/symlink.c).
+# Its applets' names: the kernel makes each /bin/NAME a link to busybox (fs/symlink.c).
 $(BUILD)/busybox.links: $(BUSYBOX)
 	@mkdir -p $(dir $@)
 	$(Q)$(BUSYBOX) --list > $@.tmp && mv $@.tmp $@

@@ -1,7 +1,7 @@
 ; 32-bit entry from GRUB: check the loader and the CPU, build boot page
 ; tables, enter long mode and jump to the higher half, then call kmain.
 
-%include "ccos/layout.inc"
+%include "asm/layout.inc"
 
 MB2_BOOT_MAGIC	equ 0x36d76289	; in eax when a multiboot2 loader jumps here
 COM1		equ 0x3f8

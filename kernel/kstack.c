@@ -1,8 +1,8 @@
 /* Kernel stacks: one per process slot, above a guard page, and the lazy TLB flush of freed ones. */
 #include <ccos/proc.h>
 #include <ccos/mm.h>
-#include <ccos/tlb.h>
-#include <ccos/x86.h>
+#include <asm/tlb.h>
+#include <asm/x86.h>
 
 /* Kernel stacks live in their own range, each above an unmapped guard page. */
 #define KSTACK_AREA	0xffffc00000000000ul

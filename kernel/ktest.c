@@ -1,9 +1,9 @@
 /* The in-kernel test runner: runs every KTEST case and prints KTAP. */
 #include <ccos/ktest.h>
 #include <ccos/printk.h>
-#include <ccos/trap.h>
+#include <asm/trap.h>
 #include <ccos/power.h>
-#include <ccos/x86.h>
+#include <asm/x86.h>
 
 extern const struct ktest __ktest_start[], __ktest_end[];
 

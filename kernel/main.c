@@ -1,7 +1,7 @@
 /* kmain: the first C code; brings the machine up in order and starts init. */
 #include <ccos/boot.h>
 #include <ccos/printk.h>
-#include <ccos/trap.h>
+#include <asm/trap.h>
 #include <ccos/ktest.h>
 #include <ccos/power.h>
 #include <ccos/layout.h>
@@ -11,8 +11,8 @@
 #include <ccos/file.h>
 #include <ccos/tty.h>
 #include <ccos/random.h>
-#include <ccos/vsyscall.h>
-#include <ccos/lapic.h>
+#include <asm/vsyscall.h>
+#include <asm/lapic.h>
 
 #define MB2_BOOT_MAGIC	0x36d76289
 

@@ -1,8 +1,8 @@
 /* panic: print what went wrong, the registers and a stack trace, then stop. */
 #include <ccos/printk.h>
-#include <ccos/trap.h>
+#include <asm/trap.h>
 #include <ccos/power.h>
-#include <ccos/x86.h>
+#include <asm/x86.h>
 
 /* The symbol table that tools/ksyms writes into the .ksyms section. */
 struct ksym {

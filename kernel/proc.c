@@ -128,7 +128,7 @@ void proc_exit(int status)
 		p->vfork_parent = NULL;
 	}
 	p->exit_status = status;
-	if (p != leader)	/* its time stays the process's (kernel/cputime.c) */
+	if (p != leader)	/* its time stays the process's (kernel/sched/cputime.c) */
 		cputime_add(&leader->dead_threads, p->time);
 	p->state = p == leader ? PROC_ZOMBIE : PROC_DEAD;
 	if (thread_group_alive(leader)) {

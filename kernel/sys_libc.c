@@ -6,13 +6,13 @@
 #include <ccos/mm.h>
 #include <ccos/random.h>
 #include <ccos/uaccess.h>
-#include <ccos/x86.h>
+#include <asm/x86.h>
 
 #define GRND_NONBLOCK	1
 #define GRND_RANDOM	2
 #define GRND_INSECURE	4
 
-/* The kernel's generator (kernel/random.c), which is ready from boot on: it never blocks. */
+/* The kernel's generator (drivers/char/random.c), which is ready from boot on: it never blocks. */
 long sys_getrandom(void __user *buf, size_t len, unsigned int flags)
 {
 	size_t done = 0;

@@ -5,11 +5,11 @@
 #include <ccos/lib.h>
 #include <ccos/power.h>
 #include <ccos/uaccess.h>
-#include <ccos/x86.h>
+#include <asm/x86.h>
 #include <ccos/printk.h>
 #include <ccos/time.h>
-#include <ccos/vgetcpu.h>
-#include <ccos/lapic.h>
+#include <asm/vgetcpu.h>
+#include <asm/lapic.h>
 
 /* exit ends the calling thread, exit_group every thread of its process (kernel/thread.c). */
 long sys_exit(int code)

@@ -146,7 +146,7 @@ static struct process *signal_taker(struct process *p, int sig)
 }
 
 /*
- * A signal for a process waits in the process's set (kernel/sigqueue.c)
+ * A signal for a process waits in the process's set (kernel/signal/sigqueue.c)
  * for one of its threads to take it. The thread named, if it does not
  * block it, else the first that does not, is woken for it, as Linux's
  * complete_signal chooses; when every thread blocks it, nobody is, and

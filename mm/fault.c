@@ -1,11 +1,11 @@
 /* The page-fault handler: user faults go to the process, kernel faults to a fixup or panic. */
 #include <ccos/mm.h>
-#include <ccos/trap.h>
+#include <asm/trap.h>
 #include <ccos/printk.h>
 #include <ccos/ktest.h>
-#include <ccos/x86.h>
+#include <asm/x86.h>
 #include <ccos/signal.h>
-#include <ccos/vsyscall.h>
+#include <asm/vsyscall.h>
 #include <ccos/proc.h>
 #include <ccos/spinlock.h>
 

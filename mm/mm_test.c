@@ -5,8 +5,8 @@
 #include <ccos/uaccess.h>
 #include <ccos/errno.h>
 #include <ccos/lib.h>
-#include <ccos/trap.h>
-#include <ccos/x86.h>
+#include <asm/trap.h>
+#include <asm/x86.h>
 
 extern char _text[], _kernel_end[], boot_stack_guard[];
 

@@ -63,7 +63,7 @@ static size_t copy_raw(void *dst, const void *src, size_t n)
 
 /*
  * User memory, or the one kernel buffer through which sendfile moves data
- * (kernel/sendfile.c) while it calls two files' read and write: only
+ * (fs/sendfile.c) while it calls two files' read and write: only
  * then, only in that process, and only inside that buffer.
  */
 static bool user_or_kbuf(const void __user *p, size_t n)

@@ -1,5 +1,5 @@
 /* ACPI tables: check the RSDP, walk the RSDT or XSDT, and read HPET, MADT and FADT. */
-#include <ccos/acpi.h>
+#include <asm/acpi.h>
 #include <ccos/layout.h>
 #include <ccos/boot.h>
 #include <ccos/mm.h>

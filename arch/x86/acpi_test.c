@@ -1,6 +1,6 @@
 /* Tests of the ACPI checksum and RSDP checks on synthetic tables. */
 #include <ccos/ktest.h>
-#include <ccos/acpi.h>
+#include <asm/acpi.h>
 #include <ccos/lib.h>
 
 static void fix_checksum(void *p, size_t len, uint8_t *field)

@@ -1,9 +1,9 @@
 /* The GDT (kernel and user segments, per-CPU segment) and the TSS, which names the IST stacks. */
-#include <ccos/trap.h>
+#include <asm/trap.h>
 #include <ccos/lib.h>
-#include <ccos/vsyscall.h>
+#include <asm/vsyscall.h>
 #include <ccos/proc.h>
-#include <ccos/x86.h>
+#include <asm/x86.h>
 
 /* Intel SDM Vol. 3 §8.7: the 64-bit TSS; rsp0 is loaded on a ring 3 -> 0
  * switch, ist[n] on any vector whose gate names IST n. */

@@ -1,6 +1,6 @@
 /* The HPET's main counter as a clocksource, mapped for the kernel and, read-only, for user mode. */
 #include <ccos/clock.h>
-#include <ccos/vgtod.h>
+#include <asm/vgtod.h>
 #include <ccos/mm.h>
 #include <ccos/printk.h>
 #include <ccos/lab.h>

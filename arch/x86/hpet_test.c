@@ -1,8 +1,8 @@
 /* Tests of the HPET's user mapping: read-only, no-execute (Linux d319bb79afa4), uncached. */
 #include <ccos/ktest.h>
 #include <ccos/clock.h>
-#include <ccos/acpi.h>
-#include <ccos/vgtod.h>
+#include <asm/acpi.h>
+#include <asm/vgtod.h>
 #include <ccos/mm.h>
 
 KTEST(hpet_user_page_is_ro_nx_uncached)

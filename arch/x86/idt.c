@@ -1,5 +1,5 @@
-/* The IDT: 256 gates into arch/x86/trap_entry.asm, and the handler table behind them. */
-#include <ccos/trap.h>
+/* The IDT: 256 gates into arch/x86/entry/trap_entry.asm, and the handler table behind them. */
+#include <asm/trap.h>
 
 /* Intel SDM Vol. 3 §6.14.1: a 16-byte 64-bit gate. */
 struct idt_gate {

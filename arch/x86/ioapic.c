@@ -1,7 +1,7 @@
 /* The I/O APIC: the ISA interrupts, through the MADT's overrides, to the boot CPU's local APIC. */
-#include <ccos/ioapic.h>
-#include <ccos/acpi.h>
-#include <ccos/lapic.h>
+#include <asm/ioapic.h>
+#include <asm/acpi.h>
+#include <asm/lapic.h>
 #include <ccos/mm.h>
 #include <ccos/printk.h>
 #include <ccos/proc.h>

@@ -1,8 +1,8 @@
 /* Tests of the I/O APIC: the MADT's override for the PIT, and the serial line's entry as tty_init routed it. */
 #include <ccos/ktest.h>
-#include <ccos/ioapic.h>
-#include <ccos/acpi.h>
-#include <ccos/pic.h>
+#include <asm/ioapic.h>
+#include <asm/acpi.h>
+#include <asm/pic.h>
 #include <ccos/proc.h>
 
 /* Every PC chipset QEMU models wires the PIT to pin 2: the MADT says so with an override. */

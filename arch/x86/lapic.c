@@ -1,10 +1,10 @@
 /* The local APIC: xAPIC or x2APIC registers, its id, enabling it, EOI, and IPIs (INIT, startup, fixed). */
-#include <ccos/lapic.h>
-#include <ccos/acpi.h>
+#include <asm/lapic.h>
+#include <asm/acpi.h>
 #include <ccos/clock.h>
 #include <ccos/mm.h>
 #include <ccos/printk.h>
-#include <ccos/x86.h>
+#include <asm/x86.h>
 
 /*
  * Local APIC registers (Intel SDM Vol. 3, "Local APIC Register Address

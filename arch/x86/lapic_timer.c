@@ -1,11 +1,11 @@
 /* Each CPU's tick: its local APIC timer, periodic at HZ, measured in the TSC's calibration window. */
-#include <ccos/lapic.h>
+#include <asm/lapic.h>
 #include <ccos/clock.h>
 #include <ccos/printk.h>
 #include <ccos/time.h>
-#include <ccos/trap.h>
+#include <asm/trap.h>
 #include <ccos/proc.h>
-#include <ccos/x86.h>
+#include <asm/x86.h>
 
 /*
  * The timer's registers (SDM Vol. 3, "APIC Timer"): it counts the current

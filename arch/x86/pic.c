@@ -1,10 +1,10 @@
 /* Device interrupts at IRQ_BASE: through the I/O APIC where there is one, else the 8259A pair. */
-#include <ccos/pic.h>
-#include <ccos/ioapic.h>
-#include <ccos/lapic.h>
+#include <asm/pic.h>
+#include <asm/ioapic.h>
+#include <asm/lapic.h>
 #include <ccos/printk.h>
 #include <ccos/spinlock.h>
-#include <ccos/x86.h>
+#include <asm/x86.h>
 
 #define PIC1_CMD	0x20
 #define PIC1_DATA	0x21

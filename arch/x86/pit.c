@@ -1,6 +1,6 @@
 /* The 8254 PIT: channel 0 as the periodic tick, channel 2 as a stopwatch for calibration. */
 #include <ccos/clock.h>
-#include <ccos/x86.h>
+#include <asm/x86.h>
 
 /* I/O ports (Intel 82C54 datasheet; PC/AT wiring). */
 #define PIT_CH0		0x40

@@ -1,6 +1,6 @@
 /* The CMOS RTC: read its registers consistently, decode BCD/binary and 12/24-hour, convert to epoch seconds. */
-#include <ccos/rtc.h>
-#include <ccos/x86.h>
+#include <asm/rtc.h>
+#include <asm/x86.h>
 
 #define CMOS_INDEX	0x70
 #define CMOS_DATA	0x71

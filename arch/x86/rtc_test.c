@@ -1,6 +1,6 @@
 /* Tests of RTC decoding (BCD/binary, 12/24-hour, century) and of the epoch conversion. */
 #include <ccos/ktest.h>
-#include <ccos/rtc.h>
+#include <asm/rtc.h>
 
 #define B_24H		0x02
 #define B_BINARY	0x04

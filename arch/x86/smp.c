@@ -1,17 +1,17 @@
 /* Starting the other CPUs: the MADT's list, the trampoline below 1 MiB, INIT-SIPI-SIPI, and each CPU's own setup. */
-#include <ccos/lapic.h>
-#include <ccos/acpi.h>
+#include <asm/lapic.h>
+#include <asm/acpi.h>
 #include <ccos/mm.h>
 #include <ccos/proc.h>
 #include <ccos/printk.h>
 #include <ccos/lib.h>
 #include <ccos/time.h>
-#include <ccos/vgetcpu.h>
-#include <ccos/vsyscall.h>
-#include <ccos/vvar.h>
-#include <ccos/tlb.h>
-#include <ccos/trap.h>
-#include <ccos/x86.h>
+#include <asm/vgetcpu.h>
+#include <asm/vsyscall.h>
+#include <asm/vvar.h>
+#include <asm/tlb.h>
+#include <asm/trap.h>
+#include <asm/x86.h>
 
 struct percpu cpus[MAX_CPUS];
 int nr_cpus = 1;

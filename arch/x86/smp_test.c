@@ -1,13 +1,13 @@
 /* Tests of the CPUs' start: every CPU of the MADT up, its per-CPU data and its getcpu values. */
 #include <ccos/ktest.h>
-#include <ccos/lapic.h>
-#include <ccos/acpi.h>
+#include <asm/lapic.h>
+#include <asm/acpi.h>
 #include <ccos/mm.h>
 #include <ccos/proc.h>
 #include <ccos/time.h>
-#include <ccos/vgetcpu.h>
-#include <ccos/vvar.h>
-#include <ccos/x86.h>
+#include <asm/vgetcpu.h>
+#include <asm/vvar.h>
+#include <asm/x86.h>
 
 /* Every enabled local APIC of the MADT (up to MAX_CPUS) is a CPU that is up, each with its own id. */
 KTEST(smp_every_madt_cpu_is_up)

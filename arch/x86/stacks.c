@@ -1,9 +1,9 @@
 /* The kernel's fixed stacks (boot, #DF, NMI, #MC) above unmapped guard pages, and the double fault an overflow becomes. */
-#include <ccos/trap.h>
+#include <asm/trap.h>
 #include <ccos/mm.h>
 #include <ccos/proc.h>
 #include <ccos/printk.h>
-#include <ccos/x86.h>
+#include <asm/x86.h>
 
 /*
  * A stack that overflows must not run silently into the memory below it.

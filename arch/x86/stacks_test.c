@@ -1,10 +1,10 @@
 /* Tests of the kernel's stacks: each above an unmapped guard page, and an overflow is a double fault. */
 #include <ccos/ktest.h>
-#include <ccos/trap.h>
+#include <asm/trap.h>
 #include <ccos/mm.h>
 #include <ccos/proc.h>
 #include <ccos/lib.h>
-#include <ccos/x86.h>
+#include <asm/x86.h>
 
 /* call_on_stack(fn, arg, top): run fn(arg) with rsp = top, then come back. */
 void call_on_stack(void (*fn)(void *), void *arg, void *top);

@@ -1,6 +1,6 @@
 /* SYSCALL setup (STAR, LSTAR, FMASK), the per-CPU block and the FPU/SSE state. */
 #include <ccos/proc.h>
-#include <ccos/x86.h>
+#include <asm/x86.h>
 #include <ccos/printk.h>
 
 uint8_t fpu_initial_state[512] __aligned(16);

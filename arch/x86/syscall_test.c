@@ -1,6 +1,6 @@
 /* In-kernel tests of the SYSCALL MSRs and the CR0 bits that the user ABI relies on. */
 #include <ccos/ktest.h>
-#include <ccos/x86.h>
+#include <asm/x86.h>
 
 extern void syscall_entry(void);
 extern void syscall32_entry(void);

@@ -1,14 +1,14 @@
 /* time_init: bring up ACPI, HPET, TSC, RTC and timekeeping, then the tick: the local APIC timer, else the PIT. */
 #include <ccos/time.h>
 #include <ccos/clock.h>
-#include <ccos/acpi.h>
-#include <ccos/rtc.h>
-#include <ccos/pic.h>
+#include <asm/acpi.h>
+#include <asm/rtc.h>
+#include <asm/pic.h>
 #include <ccos/boot.h>
 #include <ccos/mm.h>
 #include <ccos/printk.h>
-#include <ccos/lapic.h>
-#include <ccos/x86.h>
+#include <asm/lapic.h>
+#include <asm/x86.h>
 
 uint64_t tick_nsec = NSEC_PER_SEC / HZ;	/* until time_init measures the PIT's */
 

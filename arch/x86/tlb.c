@@ -1,11 +1,11 @@
 /* TLB shootdown: one request at a time, an IPI to each CPU that may cache the mapping, and their answers. */
-#include <ccos/tlb.h>
-#include <ccos/lapic.h>
+#include <asm/tlb.h>
+#include <asm/lapic.h>
 #include <ccos/mm.h>
 #include <ccos/proc.h>
 #include <ccos/spinlock.h>
-#include <ccos/trap.h>
-#include <ccos/x86.h>
+#include <asm/trap.h>
+#include <asm/x86.h>
 
 /*
  * A CPU caches translations in its TLB, and no other CPU can reach into
@@ -40,7 +40,7 @@ static void flush_local(uint64_t start, uint64_t end)
 
 /*
  * From the IPI, or from a CPU spinning for the kernel lock with
- * interrupts off (kernel/spinlock.c): the sender holds that lock while it
+ * interrupts off (kernel/locking/spinlock.c): the sender holds that lock while it
  * waits for this answer, so the waiter must answer while it waits.
  */
 void tlb_shootdown_poll(void)

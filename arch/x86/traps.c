@@ -1,8 +1,8 @@
 /* Trap dispatch: handlers by vector, exception names, and what a kernel fault does. */
-#include <ccos/trap.h>
+#include <asm/trap.h>
 #include <ccos/printk.h>
 #include <ccos/ktest.h>
-#include <ccos/x86.h>
+#include <asm/x86.h>
 #include <ccos/signal.h>
 #include <ccos/proc.h>
 #include <ccos/lib.h>

@@ -1,8 +1,8 @@
 /* The TSC: its features, its frequency measured against the HPET or the PIT, and its clocksource. */
 #include <ccos/clock.h>
-#include <ccos/vgtod.h>
+#include <asm/vgtod.h>
 #include <ccos/printk.h>
-#include <ccos/x86.h>
+#include <asm/x86.h>
 #include <ccos/lab.h>
 
 /* CPUID feature bits (SDM Vol. 2 CPUID; AMD APM Vol. 3 Appendix E). */

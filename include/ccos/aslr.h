@@ -1,4 +1,4 @@
-/* The user address space's top areas and their randomization (kernel/aslr.c). */
+/* The user address space's top areas and their randomization (mm/aslr.c). */
 #ifndef CCOS_ASLR_H
 #define CCOS_ASLR_H
 
@@ -15,7 +15,7 @@
 
 #define ADDR_NO_RANDOMIZE	0x0040000	/* Linux's personality flag (setarch -R) */
 
-/* Random bits of each area's place, in pages (kernel/aslr.c says why these). */
+/* Random bits of each area's place, in pages (mm/aslr.c says why these). */
 #define ASLR_LOAD_BITS		28
 #define ASLR_MMAP_BITS		28
 #define ASLR_STACK_BITS		22

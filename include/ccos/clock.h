@@ -20,7 +20,7 @@ struct clocksource {
 
 extern struct clocksource tsc_clocksource, hpet_clocksource, jiffies_clocksource;
 
-/* kernel/clocksource.c */
+/* kernel/time/clocksource.c */
 void clocks_calc_mult_shift(uint32_t *mult, uint32_t *shift, uint64_t num, uint64_t den);
 uint64_t clocksource_cyc2ns(const struct clocksource *cs, uint64_t cycles);
 struct clocksource *clocksource_select(int requested);	/* enum clocksource_id */

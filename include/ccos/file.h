@@ -74,18 +74,18 @@ static inline bool file_writable(const struct file *f)
 	return f->ops->write && (f->flags & O_ACCMODE) != O_RDONLY;
 }
 
-/* Generated /proc files (kernel/procfs.c): a kmalloc'd text, its length. */
+/* Generated /proc files (fs/procfs.c): a kmalloc'd text, its length. */
 long procfs_generate(const char *path, char **text, size_t *len);
 struct process *procfs_process(const char *path, const char **rest);	/* of /proc/PID... */
 int procfs_pid_at(uint64_t i);		/* the i-th process of /proc, or 0 */
 const char *procfs_pid_file_at(uint64_t i);	/* the i-th name in /proc/PID, or NULL */
 
-/* /tmp's FIFOs (kernel/pipe.c): open a node's pipe (fstat shows ino), made at the first open; forget the node. */
+/* /tmp's FIFOs (fs/pipe.c): open a node's pipe (fstat shows ino), made at the first open; forget the node. */
 struct pipe;
 struct file *fifo_open(struct pipe **slot, uint64_t ino, int flags, long *err);
 void fifo_orphan(struct pipe *pp);
 
-/* /dev/null, /dev/zero and /dev/tty (kernel/dev.c); NULL with *err -ENOENT for another path. */
+/* /dev/null, /dev/zero and /dev/tty (drivers/char/dev.c); NULL with *err -ENOENT for another path. */
 struct file *dev_open(const char *path, long *err);
 
 #endif

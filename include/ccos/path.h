@@ -1,4 +1,4 @@
-/* Paths and places (kernel/path.c), the read-only directories (kernel/rodir.c), symbolic links (kernel/symlink.c). */
+/* Paths and places (fs/path.c), the read-only directories (fs/rodir.c), symbolic links (fs/symlink.c). */
 #ifndef CCOS_PATH_H
 #define CCOS_PATH_H
 
@@ -37,7 +37,7 @@ struct lookup {
 	bool slash;			/* a slash followed it: a directory is meant */
 };
 
-/* kernel/path.c */
+/* fs/path.c */
 long lookup_parent(int dirfd, const char __user *upath, int flags, struct lookup *nd);
 long lookup_last(const struct lookup *nd, struct place *out);
 long lookup(int dirfd, const char __user *upath, int flags, struct place *out);
@@ -51,16 +51,16 @@ uint64_t path_ino(const char *path);	/* an inode number for a file that has none
 
 extern const struct place root_place;		/* "/" */
 
-/* kernel/rodir.c */
+/* fs/rodir.c */
 bool rodir_is(const char *path);
 struct file *rodir_open(int flags, long *err);
 bool rodir_file(struct file *f);
 
-/* kernel/sys_fs.c */
+/* fs/sys_fs.c */
 long place_stat(const struct place *p, struct stat *st);
 long file_place(struct file *f, struct place *out);	/* a directory descriptor's */
 
-/* kernel/symlink.c: the read-only links, by path */
+/* fs/symlink.c: the read-only links, by path */
 long link_target(const char *path, char *buf);	/* into RO_PATH_MAX bytes: its length, -EINVAL if none */
 struct file *link_open(const char *path, long *err);	/* for lstat; -ENOENT if no such link */
 const char *bin_link_at(uint64_t i);	/* the i-th name of /bin that is a link, or NULL */

@@ -17,7 +17,7 @@ int printk(const char *fmt, ...) __printf(1, 2);
 int vprintk(const char *fmt, va_list ap);
 void console_write(const char *s, size_t len);
 void console_lock_break(void);	/* panic: the lock may be held by the CPU that panics */
-/* kernel/kmsg.c: keep a copy in the kernel log, for syslog(2) */
+/* kernel/printk/kmsg.c: keep a copy in the kernel log, for syslog(2) */
 void log_store(const char *s, size_t len);
 extern int console_loglevel;
 

@@ -3,7 +3,7 @@
 #define CCOS_PROC_H
 
 #include <ccos/types.h>
-#include <ccos/trap.h>
+#include <asm/trap.h>
 #include <ccos/layout.h>
 #include <ccos/signal.h>
 #include <ccos/path.h>
@@ -24,7 +24,7 @@ struct vma {
 	bool shared;		/* kernel-owned frames (the vDSO): never written */
 	const char *name;	/* a path, "[heap]", "[stack]", or NULL */
 	uint64_t offset;	/* in the file, for ELF segments */
-	/* The tree of areas (kernel/vma.c): children, and of the subtree: */
+	/* The tree of areas (mm/vma.c): children, and of the subtree: */
 	struct vma *left, *right;
 	uint64_t lo, hi;	/* the lowest start and the highest end */
 	uint64_t gap;		/* the largest hole between two of its areas */
@@ -45,7 +45,7 @@ struct mm {
 
 struct file;
 
-/* CPU time in nanoseconds, charged a tick at a time (kernel/cputime.c). */
+/* CPU time in nanoseconds, charged a tick at a time (kernel/sched/cputime.c). */
 struct cputime {
 	uint64_t user, sys;
 };
@@ -73,8 +73,8 @@ struct process {
 
 	struct mm *mm;			/* shared with the parent during vfork */
 
-	struct fdtable *files;		/* descriptors, shared by CLONE_FILES (kernel/fdtable.c) */
-	struct fs_struct *fs;		/* directory and umask, shared by CLONE_FS (kernel/fs_struct.c) */
+	struct fdtable *files;		/* descriptors, shared by CLONE_FILES (fs/fdtable.c) */
+	struct fs_struct *fs;		/* directory and umask, shared by CLONE_FS (fs/fs_struct.c) */
 
 	/* Sleeping: on a channel, until a time, or both. */
 	const void *wait_chan;
@@ -84,12 +84,12 @@ struct process {
 
 	struct signal_state sig;
 	int seccomp_mode;
-	const bool *lockless_syscalls;	/* kernel/syscall.c: none in seccomp mode */
-	unsigned int personality;	/* ADDR_NO_RANDOMIZE: see kernel/aslr.c */
+	const bool *lockless_syscalls;	/* arch/x86/entry/syscall_64.c: none in seccomp mode */
+	unsigned int personality;	/* ADDR_NO_RANDOMIZE: see mm/aslr.c */
 	uint64_t clear_child_tid;	/* CLONE_CHILD_CLEARTID, set_tid_address */
 	int exit_signal;		/* sent to the parent at exit: SIGCHLD, or clone's choice */
 	int pgid, sid;			/* process group and session */
-	uint64_t robust_list;		/* set_robust_list's head (kernel/robust.c) */
+	uint64_t robust_list;		/* set_robust_list's head (kernel/futex/robust.c) */
 	/* Of a group leader, for the whole group: exit_group's status. */
 	bool group_exiting;
 	int group_exit_status;
@@ -99,7 +99,7 @@ struct process {
 	struct cputime time;		/* this thread's */
 	/* Of a group leader: its ended threads' time, and its reaped children's. */
 	struct cputime dead_threads, children;
-	/* A kernel buffer the user copies accept while sendfile runs (kernel/sendfile.c). */
+	/* A kernel buffer the user copies accept while sendfile runs (fs/sendfile.c). */
 	const char *kbuf;
 	size_t kbuf_len;
 };
@@ -108,7 +108,7 @@ struct process {
 
 /*
  * Per-CPU data, found through the GS base in the kernel (swapgs; see
- * arch/x86/trap_entry.asm). cpus[n] is CPU n's, n being its number in
+ * arch/x86/entry/trap_entry.asm). cpus[n] is CPU n's, n being its number in
  * the MADT's order, the boot CPU first (arch/x86/smp.c).
  */
 struct percpu {
@@ -121,11 +121,11 @@ struct percpu {
 	/* What this CPU read back after setting its getcpu values (smp.c). */
 	uint32_t getcpu_lsl, getcpu_rdtscp;
 	volatile bool online;
-	/* Spinlocks (kernel/spinlock.c): interrupts-off nesting, locks held. */
+	/* Spinlocks (kernel/locking/spinlock.c): interrupts-off nesting, locks held. */
 	int irq_off_depth;
 	bool irq_was_on;
 	int locks_held;
-	/* The scheduler (kernel/sched.c). */
+	/* The scheduler (kernel/sched/sched.c). */
 	uint64_t scheduler_context;	/* its saved rsp while a process runs */
 	bool need_resched;		/* set by the tick: yield on the way to user mode */
 	bool idle;			/* halted in the idle loop: a wakeup sends an IPI */
@@ -178,7 +178,7 @@ void notify_parent(struct process *leader);	/* kernel/wait.c: the exit signal */
 /* kernel/fork.c */
 void clear_child_tid(struct process *p);
 
-/* kernel/cputime.c: the tick charges the time, threads and wait add it up */
+/* kernel/sched/cputime.c: the tick charges the time, threads and wait add it up */
 void account_tick(const struct trap_frame *tf);
 struct cputime group_cputime(const struct process *leader);	/* its threads', ended ones too */
 void cputime_add(struct cputime *to, struct cputime t);
@@ -202,7 +202,7 @@ struct fdtable {
 	struct file *fd[NOFILE];
 };
 
-/* kernel/fdtable.c */
+/* fs/fdtable.c */
 struct fdtable *fdtable_alloc(void);
 struct fdtable *fdtable_copy(struct fdtable *t);
 struct fdtable *fdtable_share(struct fdtable *t);
@@ -213,21 +213,21 @@ int fdtable_unshare(struct fdtable **t);
 struct fs_struct {
 	int refs;
 	uint32_t umask;
-	struct place cwd;		/* the working directory, its node held (kernel/path.c) */
+	struct place cwd;		/* the working directory, its node held (fs/path.c) */
 };
 
-/* kernel/fs_struct.c */
+/* fs/fs_struct.c */
 struct fs_struct *fs_alloc(void);
 struct fs_struct *fs_copy(struct fs_struct *fs);
 struct fs_struct *fs_share(struct fs_struct *fs);
 void fs_put(struct fs_struct *fs);
 void fs_chdir(struct fs_struct *fs, const struct place *to);
 
-/* kernel/futex.c */
+/* kernel/futex/futex.c */
 long futex_wake(struct mm *mm, uint64_t uaddr, int n);
-void exit_robust_list(struct process *p);	/* kernel/robust.c */
+void exit_robust_list(struct process *p);	/* kernel/futex/robust.c */
 
-/* kernel/sched.c */
+/* kernel/sched/sched.c */
 __noreturn void scheduler(void);
 void yield(void);
 void schedule(void);
@@ -265,7 +265,7 @@ static inline void return_to_user(struct trap_frame *tf)
 		return_to_user_work(tf);
 }
 
-/* kernel/vm.c: address spaces */
+/* mm/vm.c: address spaces */
 struct mm *mm_create(void);
 struct mm *mm_copy(struct mm *old);
 void mm_release(struct mm *mm);
@@ -280,7 +280,7 @@ int copy_from_mm(struct mm *mm, void *dst, uint64_t va, size_t n);
 int copy_mm_as_user(struct mm *mm, uint64_t va, void *buf, size_t n, bool to_mm);
 uint64_t prot_to_pte(int prot);
 
-/* kernel/vma.c: the areas, by address */
+/* mm/vma.c: the areas, by address */
 void vma_insert(struct mm *mm, struct vma *v);
 void vma_remove(struct mm *mm, struct vma *v);
 struct vma *vma_next(struct mm *mm, uint64_t addr);	/* the first area ending above addr */
@@ -303,14 +303,14 @@ void kstack_purge(void);
 size_t kstack_waiting_frames(void);	/* free but for the flush: MemFree counts them */
 struct process *kstack_guard_owner(uint64_t addr);
 
-/* kernel/sys_fd.c */
+/* fs/sys_fd.c */
 void close_on_exec(struct process *p);
 
 /* kernel/exec.c */
 int exec_image(struct process *p, const char *path, char *const argv[], int argc,
 	       char *const envp[], int envc);
 
-/* arch/x86/syscall_entry.asm and arch/x86/syscall.c */
+/* arch/x86/entry/syscall_entry.asm and arch/x86/syscall.c */
 void switch_to(uint64_t *save_rsp, uint64_t new_rsp);
 void syscall_init(void);
 void fpu_init(void);

@@ -83,7 +83,7 @@ typedef struct {
 #define SS_ONSTACK	1
 #define SS_DISABLE	2
 
-/* The actions, shared by the threads of a process (CLONE_SIGHAND): kernel/sighand.c. */
+/* The actions, shared by the threads of a process (CLONE_SIGHAND): kernel/signal/sighand.c. */
 struct sighand {
 	int refs;
 	struct k_sigaction action[NSIG];
@@ -92,7 +92,7 @@ struct sighand {
 /*
  * A thread's signals: pending and blocked are its own, the actions its
  * sighand's. The process's own pending signals, which any of its threads
- * may take, are its leader's shared_pending (kernel/sigqueue.c).
+ * may take, are its leader's shared_pending (kernel/signal/sigqueue.c).
  */
 struct signal_state {
 	uint64_t pending, blocked;		/* bit (sig - 1) */
@@ -125,7 +125,7 @@ void send_signal(struct process *p, int sig, const siginfo_t *info);
 bool init_protected(const struct process *p, int sig);
 /* Queue sig for the thread p alone (tkill, a fault, SIGPIPE). */
 void send_signal_thread(struct process *p, int sig, const siginfo_t *info);
-/* kernel/sigqueue.c: the process's set, a thread woken for it, the next to deliver. */
+/* kernel/signal/sigqueue.c: the process's set, a thread woken for it, the next to deliver. */
 bool queue_signal_shared(struct process *p, int sig, const siginfo_t *info);
 void signal_wake(struct process *t);
 int dequeue_signal(struct process *p, siginfo_t *info);
@@ -143,7 +143,7 @@ void sigmask_restore(void);
 /* A signal is pending that will end p when delivered (SIGKILL, or a default action that kills). */
 bool fatal_signal_pending(struct process *p);
 
-/* kernel/sighand.c */
+/* kernel/signal/sighand.c */
 struct k_sigaction *sighand_alloc(void);
 struct k_sigaction *sighand_copy(struct k_sigaction *action);
 struct k_sigaction *sighand_share(struct k_sigaction *action);

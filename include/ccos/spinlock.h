@@ -1,4 +1,4 @@
-/* Spinlocks that keep interrupts off while held, and the kernel lock (kernel/spinlock.c). */
+/* Spinlocks that keep interrupts off while held, and the kernel lock (kernel/locking/spinlock.c). */
 #ifndef CCOS_SPINLOCK_H
 #define CCOS_SPINLOCK_H
 
@@ -39,7 +39,7 @@ void unlock_kernel(void);
 /* For code reached both inside and outside the lock: true if it took it (then unlock). */
 bool lock_kernel_if_needed(void);
 
-/* lockdebug (kernel command line): what is wrong, or NULL; kernel/spinlock_test.c. */
+/* lockdebug (kernel command line): what is wrong, or NULL; kernel/locking/spinlock_test.c. */
 const char *lockdebug_acquire_problem(const struct spinlock *l);
 const char *lockdebug_switch_problem(void);
 void lockdebug_check_switch(void);

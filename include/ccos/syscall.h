@@ -11,7 +11,7 @@ void syscall_dispatch(struct trap_frame *tf);
 /* Which calls run without the kernel lock: struct process's lockless_syscalls. */
 extern const bool syscall_lockless[], syscall_lockless_none[];
 
-/* kernel/sys_file.c */
+/* fs/sys_file.c */
 long sys_read(unsigned int fd, char __user *buf, size_t n);
 long sys_write(unsigned int fd, const char __user *buf, size_t n);
 long sys_close(unsigned int fd);
@@ -25,7 +25,7 @@ long sys_pwrite64(unsigned int fd, const char __user *buf, size_t n, long pos);
 long sys_preadv(unsigned long fd, const struct iovec __user *iov, unsigned long cnt, long pos_l);
 long sys_pwritev(unsigned long fd, const struct iovec __user *iov, unsigned long cnt, long pos_l);
 
-/* kernel/sys_fd.c, kernel/pipe.c, kernel/poll.c */
+/* fs/sys_fd.c, fs/pipe.c, fs/poll.c */
 struct pollfd;
 long sys_dup(unsigned int fd);
 long sys_dup2(unsigned int oldfd, unsigned int newfd);
@@ -37,7 +37,7 @@ long sys_poll(struct pollfd __user *fds, unsigned int n, int timeout_ms);
 long sys_ppoll(struct pollfd __user *fds, unsigned int n, const struct timespec __user *ts,
 	       const uint64_t __user *sigmask, size_t setsize);
 
-/* kernel/sys_fs.c */
+/* fs/sys_fs.c */
 long sys_open(const char __user *path, int flags, unsigned int mode);
 long sys_openat(int dirfd, const char __user *path, int flags, unsigned int mode);
 long sys_creat(const char __user *path, unsigned int mode);
@@ -66,13 +66,13 @@ long sys_fchdir(unsigned int fd);
 long sys_getcwd(char __user *buf, unsigned long size);
 long sys_getdents64(unsigned int fd, void __user *buf, unsigned int size);
 
-/* kernel/symlink.c */
+/* fs/symlink.c */
 long sys_symlink(const char __user *target, const char __user *link);
 long sys_symlinkat(const char __user *target, int dirfd, const char __user *link);
 long sys_readlink(const char __user *path, char __user *buf, int size);
 long sys_readlinkat(int dirfd, const char __user *path, char __user *buf, int size);
 
-/* kernel/sys_attr.c */
+/* fs/sys_attr.c */
 long sys_utimensat(int dirfd, const char __user *path, const struct timespec __user *times,
 		   int flags);
 long sys_chmod(const char __user *path, unsigned int mode);
@@ -84,10 +84,10 @@ long sys_fchown(unsigned int fd, unsigned int uid, unsigned int gid);
 long sys_fchownat(int dirfd, const char __user *path, unsigned int uid, unsigned int gid,
 		  int flags);
 
-/* kernel/sendfile.c */
+/* fs/sendfile.c */
 long sys_sendfile(int out_fd, int in_fd, long __user *offset, size_t count);
 
-/* kernel/sys_mm.c */
+/* mm/sys_mm.c */
 long sys_mmap(uint64_t addr, uint64_t len, long prot, long flags, long fd, long off);
 long sys_munmap(uint64_t addr, uint64_t len);
 long sys_mprotect(uint64_t addr, uint64_t len, long prot);
@@ -151,11 +151,11 @@ long sys_prlimit64(int pid, unsigned int resource, const struct rlimit64 __user 
 long sys_getrlimit(unsigned int resource, struct rlimit64 __user *old);
 long sys_setrlimit(unsigned int resource, const struct rlimit64 __user *new);
 
-/* kernel/cputime.c */
+/* kernel/sched/cputime.c */
 long sys_getrusage(int who, struct rusage __user *ru);
 long sys_times(struct tms __user *buf);
 
-/* kernel/sys_time.c */
+/* kernel/time/sys_time.c */
 long sys_gettimeofday(struct timeval __user *tv, struct timezone __user *tz);
 long sys_time(int64_t __user *t);
 long sys_clock_gettime(int clock, struct timespec __user *ts);
@@ -165,7 +165,7 @@ long sys_clock_nanosleep(int clock, int flags, const struct timespec __user *req
 			 struct timespec __user *rem);
 long sys_alarm(unsigned int seconds);
 
-/* kernel/signal.c */
+/* kernel/signal/signal.c */
 long sys_rt_sigaction(int sig, const struct k_sigaction __user *act,
 		      struct k_sigaction __user *old, size_t setsize);
 long sys_rt_sigprocmask(int how, const uint64_t __user *set, uint64_t __user *old,
@@ -182,7 +182,7 @@ long sys_pause(void);
 long sys_tkill(int tid, int sig);
 long sys_tgkill(int tgid, int tid, int sig);
 
-/* kernel/futex.c */
+/* kernel/futex/futex.c */
 long sys_futex(uint32_t __user *uaddr, int op, uint32_t val, const struct timespec __user *utime,
 	       uint32_t __user *uaddr2, uint32_t val3);
 long sys_set_robust_list(uint64_t head, size_t len);

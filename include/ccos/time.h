@@ -4,12 +4,12 @@
 
 #include <ccos/types.h>
 #include <ccos/time_types.h>
-#include <ccos/vvar.h>
+#include <asm/vvar.h>
 
 #define HZ		100	/* timer interrupts per second */
 
 /*
- * The kernel's view of the vvar page (kernel/vvar.c). `jiffies` is the
+ * The kernel's view of the vvar page (kernel/time/vvar.c). `jiffies` is the
  * same memory as vvar.jiffies (offset 0): ticks since time_init, advanced
  * by the timer interrupt only.
  */
@@ -27,7 +27,7 @@ void time_init(void);
 /*
  * Called from the timer interrupt after jiffies and time advanced, with
  * interrupts off and the interrupt already acknowledged. The scheduler
- * provides it; kernel/time.c has an empty weak one until then.
+ * provides it; kernel/time/time.c has an empty weak one until then.
  */
 void sched_tick(struct trap_frame *tf);
 
@@ -39,7 +39,7 @@ time64_t ktime_get_real_seconds(void);	/* wall-clock seconds since the epoch */
 uint64_t ktime_get_ns(void);		/* CLOCK_MONOTONIC in nanoseconds */
 long timeout_deadline(const struct timespec __user *uts, uint64_t *deadline); /* 0: none */
 
-/* Timekeeping internals shared with the tick (kernel/time.c). */
+/* Timekeeping internals shared with the tick (kernel/time/time.c). */
 struct clocksource;
 void timekeeping_init(struct clocksource *cs, time64_t wall_sec);
 void timekeeping_tick(void);

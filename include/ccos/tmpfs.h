@@ -1,4 +1,4 @@
-/* tmpfs, the writable file system at /tmp (kernel/tmpfs.c), and what getdents64 asks of a directory. */
+/* tmpfs, the writable file system at /tmp (fs/tmpfs.c), and what getdents64 asks of a directory. */
 #ifndef CCOS_TMPFS_H
 #define CCOS_TMPFS_H
 
@@ -26,7 +26,7 @@ struct timespec;
 /* What a directory's dirent op returns past its last entry (before it: 0; a negative errno). */
 #define DIRENT_END	1
 
-/* The tree, for path lookup (kernel/path.c) and the system calls. */
+/* The tree, for path lookup (fs/path.c) and the system calls. */
 struct tnode *tmpfs_root(void);		/* /tmp itself */
 struct tnode *tmpfs_child(struct tnode *dir, const char *name);	/* NULL: none, or dir removed */
 struct tnode *tmpfs_parent(struct tnode *n);	/* NULL for /tmp itself */

@@ -1,4 +1,4 @@
-/* The console terminal (kernel/tty.c) and its line discipline (kernel/n_tty.c), process groups and sessions, poll's wait channel. */
+/* The console terminal (drivers/tty/tty.c) and its line discipline (drivers/tty/n_tty.c), process groups and sessions, poll's wait channel. */
 #ifndef CCOS_TTY_H
 #define CCOS_TTY_H
 
@@ -40,7 +40,7 @@ enum { VINTR, VQUIT, VERASE, VKILL, VEOF, VTIME, VMIN, VSWTC, VSTART, VSTOP, VSU
 #define _POSIX_VDISABLE	0	/* a c_cc entry of 0 is no key: Linux's value */
 
 /*
- * The one terminal, the device's side (kernel/tty.c): its modes, its size,
+ * The one terminal, the device's side (drivers/tty/tty.c): its modes, its size,
  * and the session that has it as its controlling terminal with that
  * session's foreground group (0 and 0: no session has it). The line
  * discipline reads the modes.
@@ -70,7 +70,7 @@ void tty_signal_fg(int sig);		/* to the foreground group, if there is one */
 void tty_disassociate(int sid, bool on_exit);	/* session sid loses the terminal, if it has it */
 
 /*
- * The line discipline (kernel/n_tty.c, after Linux's N_TTY): a typed byte
+ * The line discipline (drivers/tty/n_tty.c, after Linux's N_TTY): a typed byte
  * in, read, how much there is to read and whether poll says so, dropping
  * the input, new modes (flush: drop the input first).
  */
@@ -85,7 +85,7 @@ void n_tty_set_termios(const struct ktermios *t, bool flush);
 int kill_pgrp(int pgid, int sig);
 bool pgrp_in_session(int pgid, int sid);
 
-/* kernel/poll.c: everything a poll may wait for wakes this channel. */
+/* fs/poll.c: everything a poll may wait for wakes this channel. */
 void poll_wake(void);
 
 #endif

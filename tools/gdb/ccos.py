@@ -35,7 +35,7 @@ PTE_FLAGS = [("P", PTE_P), ("W", PTE_W), ("U", PTE_U), ("PWT", PTE_PWT), ("PCD",
              ("A", PTE_A), ("D", PTE_D), ("PS", PTE_PS), ("G", PTE_G), ("NX", PTE_NX)]
 CR0_PG, CR0_WP, EFER_NXE = 1 << 31, 1 << 16, 1 << 11
 
-# include/ccos/trap.h
+# arch/x86/include/asm/trap.h
 KERNEL_CS, USER_CS, USER32_CS = 0x10, 0x33, 0x23
 VSYSCALL_EMU_VECTOR = 0xcc
 SYSCALL_MARK = 0x100                    # trap_frame.vector of a SYSCALL frame

@@ -57,7 +57,7 @@ class Frame(gdb.Command):
 Without ADDR: `tf` in the selected stack frame or its callers (a handler
 taking `struct trap_frame *tf`), or $rdi at the first instruction of a
 handler. The frame holds what the CPU pushed (ss, rsp, rflags, cs, rip
-and, for some exceptions, an error code) and what arch/x86/trap_entry.asm
+and, for some exceptions, an error code) and what arch/x86/entry/trap_entry.asm
 or syscall_entry.asm pushed (the vector, the registers). Vector 0x100 is
 a SYSCALL frame, not an IDT vector."""
 

@@ -190,7 +190,7 @@ def raw_mode_reads_a_key_without_enter(c):
     c.expect(r"^ttyraw: key 113$")
 
 
-# The line discipline's cases (kernel/n_tty.c), through user/ttyread.c: its
+# The line discipline's cases (drivers/tty/n_tty.c), through user/ttyread.c: its
 # arguments, then in turn what to type (or None) and the line to wait for.
 # The shell boot types them on the console; test_host.py on a pty of the
 # host, whose N_TTY gives Linux's answers to the same keys.

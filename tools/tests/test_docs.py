@@ -11,7 +11,7 @@ import harness
 
 ROOT = harness.ROOT
 # Folders and files of the repository a path in the text may start with.
-TOP = ("boot/", "arch/", "mm/", "kernel/", "user/", "linker/", "include/", "tools/", "docs/",
+TOP = ("boot/", "arch/", "mm/", "kernel/", "fs/", "drivers/", "user/", "linker/", "include/", "tools/", "docs/",
        ".ci/")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 CODE = re.compile(r"`([^`\n]+)`")

@@ -1,7 +1,7 @@
 /* The vDSO's clocks: clock_gettime, gettimeofday, time and clock_getres, in user mode where it can. */
-#include <ccos/vvar.h>
-#include <ccos/vgtod.h>
-#include <ccos/vdso.h>
+#include <asm/vvar.h>
+#include <asm/vgtod.h>
+#include <asm/vdso.h>
 #include <ccos/mm.h>
 #include "vdso_syscall.h"
 
@@ -17,7 +17,7 @@
 #define hpet	((const volatile void *)HPET_USER_ADDR)
 
 /*
- * Written by the kernel into this image at boot (include/ccos/vdso.h).
+ * Written by the kernel into this image at boot (arch/x86/include/asm/vdso.h).
  * The compiler sees the zeros of the initializer; params() hides the
  * address from it (as Linux's OPTIMIZER_HIDE_VAR), so that it reads the
  * memory the kernel filled in instead of folding the zeros into the code.
@@ -110,7 +110,7 @@ time64_t time(time64_t *)
 	VDSO_EXPORT __attribute__((weak, alias("__vdso_time")));
 
 /*
- * The kernel's answers (kernel/time.c do_clock_getres), from the values it
+ * The kernel's answers (kernel/time/time.c do_clock_getres), from the values it
  * wrote into vdso_params: the clocksource's resolution for the fine clocks,
  * a tick for the coarse ones. res may be NULL, as for the system call.
  */

@@ -5,7 +5,7 @@
 #include <ccos/elf.h>
 #include <ccos/time.h>
 #include <ccos/random.h>
-#include <ccos/vdso.h>
+#include <asm/vdso.h>
 #include <ccos/errno.h>
 #include <ccos/lib.h>
 #include <ccos/printk.h>
@@ -98,7 +98,7 @@ static uint64_t vdso_pick_address(struct mm *mm, uint64_t len)
  * Called by exec for each new address space: map the vDSO read + execute
  * at a random address (without randomization, as Linux, just below the
  * mmap base), and remember it for AT_SYSINFO_EHDR. fork copies vdso_base
- * and shares the pages (kernel/vm.c mm_copy).
+ * and shares the pages (mm/vm.c mm_copy).
  */
 int map_vdso(struct mm *mm, bool randomize)
 {

@@ -1,13 +1,13 @@
 /* The vDSO's getcpu: the CPU and node through the shared reader (RDTSCP or LSL), else a system call. */
-#include <ccos/vvar.h>
-#include <ccos/vgetcpu.h>
+#include <asm/vvar.h>
+#include <asm/vgetcpu.h>
 #include <ccos/mm.h>
 #include "vdso_syscall.h"
 
 #define vvar	((const struct vvar_page *)VVAR_ADDRESS)
 
 /*
- * include/ccos/vgetcpu.h reads node << 12 | cpu with the instruction the
+ * arch/x86/include/asm/vgetcpu.h reads node << 12 | cpu with the instruction the
  * kernel chose at boot (vvar's vgetcpu_mode), the same reader that
  * sys_getcpu and the native vsyscall page use. Before the kernel has
  * chosen (mode 0), only the kernel knows. tcache is unused, as on Linux

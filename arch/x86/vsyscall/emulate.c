@@ -1,9 +1,9 @@
 /* Emulated vsyscalls: the handler of vector 0xcc, and of xonly's instruction-fetch faults. */
-#include <ccos/vsyscall.h>
+#include <asm/vsyscall.h>
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
 #include <ccos/signal.h>
-#include <ccos/trap.h>
+#include <asm/trap.h>
 #include <ccos/boot.h>
 #include <ccos/time.h>
 #include <ccos/uaccess.h>

@@ -1,8 +1,8 @@
 /* The native vsyscall page: user-mode code that linker/vsyscall.ld links at 0xffffffffff600000. */
 #include <ccos/mm.h>
-#include <ccos/vvar.h>
-#include <ccos/vgtod.h>
-#include <ccos/vgetcpu.h>
+#include <asm/vvar.h>
+#include <asm/vgtod.h>
+#include <asm/vgetcpu.h>
 
 /*
  * This is not kernel code: it runs in user mode, in every process, at an

@@ -2,7 +2,7 @@
 ; page-aligned page of the kernel's read-only data; vsyscall.c maps one of
 ; them at 0xffffffffff600000 (design.md, "vsyscall modes").
 
-VSYSCALL_EMU_VECTOR	equ 0xcc	; include/ccos/trap.h
+VSYSCALL_EMU_VECTOR	equ 0xcc	; arch/x86/include/asm/trap.h
 
 section .rodata.vsyscall progbits alloc noexec nowrite align=4096
 

@@ -1,11 +1,11 @@
 /* The vsyscall page in each mode, getcpu's per-CPU number, and vector 0xcc. */
-#include <ccos/vsyscall.h>
-#include <ccos/vgetcpu.h>
+#include <asm/vsyscall.h>
+#include <asm/vgetcpu.h>
 #include <ccos/boot.h>
 #include <ccos/mm.h>
 #include <ccos/time.h>
-#include <ccos/trap.h>
-#include <ccos/x86.h>
+#include <asm/trap.h>
+#include <asm/x86.h>
 #include <ccos/printk.h>
 #include <ccos/lab.h>
 

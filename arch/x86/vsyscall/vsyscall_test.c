@@ -1,7 +1,7 @@
 /* Tests of the vsyscall page from inside: its entries, its two contents, its mapping, getcpu's number. */
 #include <ccos/ktest.h>
-#include <ccos/vsyscall.h>
-#include <ccos/vgetcpu.h>
+#include <asm/vsyscall.h>
+#include <asm/vgetcpu.h>
 #include <ccos/boot.h>
 #include <ccos/time.h>
 #include <ccos/mm.h>

@@ -1,0 +1,98 @@
+; The SYSCALL entry and exit, and the kernel context switch.
+
+%include "asm/layout.inc"
+
+SYSCALL_MARK	equ 0x100	; trap_frame.vector of a system call (no IDT vector)
+
+section .text
+bits 64
+
+; SYSCALL (SDM Vol. 2B): rcx = user rip, r11 = user rflags, CS/SS from
+; STAR, RFLAGS &= ~FMASK (so IF is clear here), and rsp is still the
+; user's. swapgs gives us the per-CPU block, which holds the kernel stack.
+global syscall_entry
+syscall_entry:
+	swapgs
+	mov [gs:PERCPU_USER_RSP], rsp
+	mov rsp, [gs:PERCPU_KERNEL_RSP]
+	; The same frame an interrupt from ring 3 would leave.
+	push USER_DS			; ss
+	push qword [gs:PERCPU_USER_RSP]	; rsp
+	push r11			; rflags
+	push USER_CS			; cs
+	push rcx			; rip
+	push rax			; error code: the call's number (Linux's orig_ax, for a restart)
+	push SYSCALL_MARK		; vector
+	push_registers
+	mov rdi, rsp			; DF is clear: FMASK cleared it (syscall_init)
+	extern syscall_dispatch
+	call syscall_dispatch
+
+	; SYSRET is the fast way back, but it takes rip from rcx and rflags
+	; from r11, and on Intel CPUs it faults in ring 0 on a non-canonical
+	; rip. Use it only for a frame that a plain system call left: rcx ==
+	; rip, r11 == rflags, user CS, canonical rip. Anything else
+	; (execve, signal delivery, rt_sigreturn) goes out through iretq.
+	mov rcx, [rsp + TF_RIP]
+	cmp rcx, [rsp + TF_RCX]
+	jne .iret
+	mov r11, [rsp + TF_RFLAGS]
+	cmp r11, [rsp + TF_R11]
+	jne .iret
+	; Nor with TF or RF set. SYSRET loads RFLAGS from r11 masked with
+	; 3C7FD7H (SDM Vol. 2B SYSRET), which drops RF; and a TF it sets
+	; traps at once, before the first user instruction, where IRETQ
+	; traps after it. A single-stepped program whose registers look
+	; like a plain system call's (rcx = rip, r11 = rflags: just after a
+	; syscall, say) would get a #DB at the same rip forever.
+	test r11, 0x10100		; RF | TF
+	jnz .iret
+	cmp qword [rsp + TF_CS], USER_CS
+	jne .iret
+	; Only a rip in the user half (below 2^47) is certainly canonical;
+	; trap_return sees to the others.
+	mov rax, rcx
+	shr rax, 47
+	jnz .iret
+
+	pop_registers
+	mov rsp, [rsp + TF_RSP - TF_VECTOR]
+	swapgs
+	o64 sysret
+
+.iret:
+	extern trap_return
+	jmp trap_return
+
+; SYSCALL from 32-bit compatibility mode lands here (MSR_CSTAR; AMD CPUs
+; and QEMU, where Intel CPUs raise #UD). ccos runs no 32-bit programs, so
+; as Linux without IA32 emulation it answers -ENOSYS at once. Nothing here
+; may touch memory: rsp and GS are still the user's. SYSRET with a 32-bit
+; operand returns to compatibility mode: CS = STAR[63:48] (USER32_CS),
+; EIP = ECX, RFLAGS = R11 (so IF is back on).
+global syscall32_entry
+syscall32_entry:
+	mov eax, -38			; -ENOSYS
+	sysret				; 0f 07: SYSRET to 32-bit mode
+
+; switch_to(uint64_t *save_rsp, uint64_t new_rsp): save the callee-saved
+; registers on this stack, park its rsp in *save_rsp, and resume the
+; context whose stack is new_rsp. The other side returns from its own
+; switch_to call (or, for a new process, into trap_return).
+global switch_to
+switch_to:
+	push rbp
+	push rbx
+	push r12
+	push r13
+	push r14
+	push r15
+	mov [rdi], rsp
+	mov rsp, rsi
+	pop r15
+	pop r14
+	pop r13
+	pop r12
+	pop rbx
+	pop rbp
+	ret

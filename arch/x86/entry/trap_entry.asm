@@ -1,0 +1,134 @@
+; Interrupt and exception entry: 256 small stubs that push a uniform trap
+; frame (arch/x86/include/asm/trap.h), one common path into C, and the way back out.
+
+%include "asm/layout.inc"
+
+section .text
+bits 64
+
+MSR_GS_BASE	equ 0xc0000101
+
+; Intel SDM Vol. 3 §6.13: the CPU pushes an error code for these vectors
+; only (#DF, #TS, #NP, #SS, #GP, #PF, #AC, #CP, #VC, #SX); the others get a
+; zero so that every frame has the same shape. NMI, #DF and #MC go to
+; paranoid_entry (below).
+%macro trap_stub 1
+align 16
+trap_stub_%1:
+%if !(%1 == 8 || (%1 >= 10 && %1 <= 14) || %1 == 17 || %1 == 21 || %1 == 29 || %1 == 30)
+	push 0
+%endif
+	push %1
+%if %1 == 2 || %1 == 8 || %1 == 18
+	jmp paranoid_entry
+%else
+	jmp trap_common
+%endif
+%endmacro
+
+%assign i 0
+%rep 256
+	trap_stub i
+%assign i i + 1
+%endrep
+
+; GS and swapgs. In the kernel, GS.base is the running CPU's struct percpu
+; (include/ccos/proc.h): this_cpu(), current() and the SYSCALL entry's
+; stack all come from GS:0, GS:8, ... In user mode GS.base is the
+; program's own (arch_prctl ARCH_SET_GS), any value it likes. swapgs
+; exchanges GS.base with IA32_KERNEL_GS_BASE (SDM Vol. 2B, SWAPGS), so the
+; two live side by side: one in use, the other parked in the MSR.
+;
+; So every entry from user mode must execute swapgs exactly once before it
+; touches GS, and every return to user mode exactly once after its last
+; use of GS: here (trap_common, trap_return), and syscall_entry and its
+; sysret path (syscall_entry.asm); the 0xcc vector and every other DPL 3
+; gate come through trap_common. An entry from user mode that missed it
+; would run the kernel on a GS base the program chose: current() and the
+; SYSCALL stack pointer read from, and written to, memory the user
+; controls, and a kernel address chosen by the user at that. An extra
+; swapgs on an entry from the kernel does the same the other way round.
+; The saved CS (its RPL, bits 0-1) says where the CPU came from.
+;
+; That test is wrong for the three vectors that can strike anywhere, even
+; in the few instructions of the kernel that run between SYSCALL and
+; swapgs, or between swapgs and SYSRET/IRETQ, where the saved CS is the
+; kernel's but GS is still (or already) the user's: NMI, #MC, and #DF
+; (which can follow a fault there). paranoid_entry asks the MSR instead:
+; the kernel's GS base is a kernel-half address (bit 63 set), a user's
+; never is (arch_prctl refuses it). It swaps only if needed, and swaps
+; back on the way out, leaving GS as it found it.
+trap_common:
+	test qword [rsp + TF_CS - TF_VECTOR], 3
+	jz .from_kernel
+	swapgs
+.from_kernel:
+	push_registers
+	cld				; the C ABI wants DF clear
+	mov rdi, rsp
+	extern trap_dispatch
+	call trap_dispatch
+	; and on into trap_return
+
+; Also the first return of a new process: its kernel stack holds a frame.
+; A return to user mode whose rip is above the user half (the vsyscall
+; page, or 0x800000000000 after a syscall or int3 at the very end of user
+; space) first goes through return_to_user_work: iretq to a non-canonical
+; rip raises #GP in ring 0, before it reaches user mode (SDM Vol. 2A
+; IRET), so deliver_signals makes it the SIGSEGV it would be in user mode.
+global trap_return
+trap_return:
+	test qword [rsp + TF_CS], 3
+	jz .to_kernel
+	mov rax, [rsp + TF_RIP]
+	shr rax, 47
+	jz .to_user
+	mov rdi, rsp
+	extern return_to_user_work
+	call return_to_user_work
+.to_user:
+	pop_registers
+	swapgs
+	add rsp, 16			; vector and error code
+	iretq
+.to_kernel:
+	pop_registers
+	add rsp, 16
+	iretq
+
+; NMI, #DF, #MC. From user mode they take the ordinary path. From the
+; kernel: ebx = the high half of GS.base at entry; a kernel address is
+; negative, anything else needs the kernel's base for the handler. The
+; handler runs from the kernel, so it returns here, never into
+; return_to_user; rbx is callee-saved across it.
+paranoid_entry:
+	test qword [rsp + TF_CS - TF_VECTOR], 3
+	jnz trap_common
+	push_registers
+	cld
+	mov ecx, MSR_GS_BASE
+	rdmsr
+	mov ebx, edx
+	test ebx, ebx
+	js .kernel_gs
+	swapgs
+.kernel_gs:
+	mov rdi, rsp
+	call trap_dispatch
+	test ebx, ebx
+	js .leave
+	swapgs
+.leave:
+	pop_registers
+	add rsp, 16			; vector and error code
+	iretq
+
+section .rodata
+align 8
+global trap_stubs
+trap_stubs:
+%assign i 0
+%rep 256
+	dq trap_stub_%+i
+%assign i i + 1
+%endrep

@@ -1,0 +1,84 @@
+/* The clock API for system calls and the scheduler: clock_gettime, clock_getres, gettimeofday, ktime_*. */
+#include <ccos/time.h>
+#include <ccos/clock.h>
+#include <asm/vgtod.h>
+#include <ccos/errno.h>
+
+static const struct vsyscall_gtod_data *const gtod = &vvar.vsyscall_gtod_data;
+
+static bool clock_id_valid(clockid_t clock)
+{
+	switch (clock) {
+	case CLOCK_REALTIME:
+	case CLOCK_MONOTONIC:
+	case CLOCK_REALTIME_COARSE:
+	case CLOCK_MONOTONIC_COARSE:
+	case CLOCK_BOOTTIME:
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The kernel reads time with the same reader as user mode, through its
+ * own mapping of the HPET. With the jiffies clocksource (VCLOCK_NONE) the
+ * reader has no counter to interpolate with; the kernel's time then
+ * advances by whole ticks, which is exactly what the coarse clocks hold.
+ */
+int do_clock_gettime(clockid_t clock, struct timespec *ts)
+{
+	if (!clock_id_valid(clock))
+		return -EINVAL;
+	if (vgtod_gettime(gtod, hpet_regs, clock, ts))
+		return 0;
+	vgtod_gettime(gtod, NULL, clock == CLOCK_REALTIME ? CLOCK_REALTIME_COARSE
+							  : CLOCK_MONOTONIC_COARSE, ts);
+	return 0;
+}
+
+/*
+ * The fine clocks resolve what the clocksource does; the coarse ones a
+ * tick, given as 1/HZ as Linux does, not the PIT's slightly longer tick.
+ */
+int do_clock_getres(clockid_t clock, struct timespec *res)
+{
+	const struct clocksource *cs = timekeeping_clocksource();
+	uint64_t ns = NSEC_PER_SEC / HZ;
+
+	if (!clock_id_valid(clock))
+		return -EINVAL;
+	if (cs && clock != CLOCK_REALTIME_COARSE && clock != CLOCK_MONOTONIC_COARSE)
+		ns = cs->res_ns;
+	if (res) {
+		res->tv_sec = ns / NSEC_PER_SEC;
+		res->tv_nsec = ns % NSEC_PER_SEC;
+	}
+	return 0;
+}
+
+int do_gettimeofday(struct timeval *tv, struct timezone *tz)
+{
+	struct timespec ts;
+
+	if (tv) {
+		do_clock_gettime(CLOCK_REALTIME, &ts);
+		tv->tv_sec = ts.tv_sec;
+		tv->tv_usec = ts.tv_nsec / NSEC_PER_USEC;
+	}
+	if (tz)
+		*tz = gtod->sys_tz;
+	return 0;
+}
+
+time64_t ktime_get_real_seconds(void)
+{
+	return vgtod_time(gtod);
+}
+
+uint64_t ktime_get_ns(void)
+{
+	struct timespec ts;
+
+	do_clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}

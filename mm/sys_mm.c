@@ -1,0 +1,152 @@
+/* Memory system calls: mmap, munmap, mprotect, brk, process_vm_readv and process_vm_writev. */
+#include <ccos/syscall.h>
+#include <ccos/proc.h>
+#include <ccos/mm.h>
+#include <ccos/errno.h>
+#include <ccos/lib.h>
+#include <ccos/uaccess.h>
+#include <asm/x86.h>
+
+static bool range_ok(uint64_t addr, uint64_t len)
+{
+	return !(addr % PAGE_SIZE) && len && addr + len > addr && addr + len <= USER_TOP;
+}
+
+long sys_mmap(uint64_t addr, uint64_t len, long prot, long flags, long fd, long off)
+{
+	struct mm *mm = current()->mm;
+	int err;
+
+	(void)fd;
+	if (!len || off % PAGE_SIZE)
+		return -EINVAL;
+	if (!(flags & MAP_ANONYMOUS))
+		return -ENODEV;		/* only anonymous memory: modules are read with read() */
+	if ((flags & (MAP_PRIVATE | MAP_SHARED)) != MAP_PRIVATE)
+		return -EINVAL;
+	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
+		return -EINVAL;
+	len = ALIGN_UP(len, PAGE_SIZE);
+	if (!len || len / PAGE_SIZE > frames_free())
+		return -ENOMEM;		/* memory is allocated at once: it must exist */
+	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
+		if (!range_ok(addr, len) || addr < 0x10000)
+			return -EINVAL;
+		if ((flags & MAP_FIXED_NOREPLACE) && vma_next(mm, addr) &&
+		    vma_next(mm, addr)->start < addr + len)
+			return -EEXIST;
+	} else {
+		addr = mm_find_gap(mm, len);
+		if (!addr)
+			return -ENOMEM;
+	}
+	err = mm_map(mm, addr, len, prot, NULL);
+	return err ? err : (long)addr;
+}
+
+long sys_munmap(uint64_t addr, uint64_t len)
+{
+	if (!range_ok(addr, len))
+		return -EINVAL;
+	return mm_unmap(current()->mm, addr, ALIGN_UP(len, PAGE_SIZE));
+}
+
+long sys_mprotect(uint64_t addr, uint64_t len, long prot)
+{
+	if (addr % PAGE_SIZE || prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
+		return -EINVAL;
+	if (!len)
+		return 0;
+	if (!range_ok(addr, len))
+		return -ENOMEM;
+	return mm_protect(current()->mm, addr, ALIGN_UP(len, PAGE_SIZE), prot);
+}
+
+/* Linux's brk: the new break, or the old one when the request fails. */
+long sys_brk(uint64_t brk)
+{
+	struct mm *mm = current()->mm;
+	uint64_t old_top = ALIGN_UP(mm->brk, PAGE_SIZE), new_top = ALIGN_UP(brk, PAGE_SIZE);
+
+	if (brk < mm->brk_start || brk > mm->brk_start + BRK_MAX)
+		return mm->brk;
+	if (new_top > old_top) {
+		struct vma *next = vma_next(mm, old_top);
+
+		if (next && next->start < new_top)
+			return mm->brk;		/* would run into a mapping */
+		if (mm_map(mm, old_top, new_top - old_top, PROT_READ | PROT_WRITE, "[heap]"))
+			return mm->brk;
+	} else if (new_top < old_top) {
+		mm_unmap(mm, new_top, old_top - new_top);
+	}
+	mm->brk = brk;
+	return brk;
+}
+
+/*
+ * Read or write another process's memory (itself or a child, as ptrace
+ * rules allow), as Linux: the count of bytes moved up to the first page
+ * that cannot be, and -EFAULT only when that is the first; no piece
+ * crosses a page on either side. The other process's pages must allow the
+ * access (copy_mm_as_user): PROT_NONE is -EFAULT, and so is a read-only
+ * page to write.
+ */
+static long process_vm_rw(int pid, const struct iovec __user *local, unsigned long nlocal,
+			  const struct iovec __user *remote, unsigned long nremote,
+			  unsigned long flags, bool write)
+{
+	struct process *p = proc_find(pid), *me = current();
+	char buf[256];
+	long total = 0;
+	unsigned long li = 0, ri = 0;
+	struct iovec l, r;
+
+	if (flags || nlocal > 1024 || nremote > 1024)
+		return -EINVAL;
+	if (!p || !p->mm)		/* a zombie has no memory left */
+		return -ESRCH;
+	if (p->tgid != me->tgid && p->parent != me->group_leader)
+		return -EPERM;
+	if (!nlocal || !nremote)
+		return 0;
+	if (copy_from_user(&l, &local[0], sizeof(l)) || copy_from_user(&r, &remote[0], sizeof(r)))
+		return -EFAULT;
+	while (li < nlocal && ri < nremote) {
+		size_t n = MIN(MIN(l.iov_len, r.iov_len), sizeof(buf));
+
+		n = MIN(n, PAGE_SIZE - (uint64_t)r.iov_base % PAGE_SIZE);
+		n = MIN(n, PAGE_SIZE - (uint64_t)l.iov_base % PAGE_SIZE);
+		if (n && write && (copy_from_user(buf, l.iov_base, n) ||
+				   copy_mm_as_user(p->mm, (uint64_t)r.iov_base, buf, n, true)))
+			return total ? total : -EFAULT;
+		if (n && !write && (copy_mm_as_user(p->mm, (uint64_t)r.iov_base, buf, n, false) ||
+				    copy_to_user(l.iov_base, buf, n)))
+			return total ? total : -EFAULT;
+		total += n;
+		l.iov_base = (char *)l.iov_base + n;
+		l.iov_len -= n;
+		r.iov_base = (char *)r.iov_base + n;
+		r.iov_len -= n;
+		if (!l.iov_len && ++li < nlocal && copy_from_user(&l, &local[li], sizeof(l)))
+			return total ? total : -EFAULT;
+		if (!r.iov_len && ++ri < nremote && copy_from_user(&r, &remote[ri], sizeof(r)))
+			return total ? total : -EFAULT;
+		irq_window();
+	}
+	return total;
+}
+
+long sys_process_vm_readv(int pid, const struct iovec __user *local, unsigned long nlocal,
+			  const struct iovec __user *remote, unsigned long nremote,
+			  unsigned long flags)
+{
+	return process_vm_rw(pid, local, nlocal, remote, nremote, flags, false);
+}
+
+long sys_process_vm_writev(int pid, const struct iovec __user *local, unsigned long nlocal,
+			   const struct iovec __user *remote, unsigned long nremote,
+			   unsigned long flags)
+{
+	return process_vm_rw(pid, local, nlocal, remote, nremote, flags, true);
+}
