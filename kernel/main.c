@@ -13,6 +13,7 @@
 #include <ccos/random.h>
 #include <asm/vsyscall.h>
 #include <asm/lapic.h>
+#include <ccos/spinlock.h>
 
 #define MB2_BOOT_MAGIC	0x36d76289
 
@@ -44,6 +45,12 @@ static void print_boot_summary(const struct boot_info *bi)
 void kmain(uint32_t magic, uint64_t mbi_phys)
 {
 	percpu_init(0);
+	/*
+	 * The boot holds the kernel lock, as all kernel code does, until its
+	 * scheduler lets it go: from time_init on, interrupts are on, and a
+	 * device's then finds the lock held (docs/smp.md).
+	 */
+	lock_kernel();
 	serial_init();
 	printk("\nccos: booting\n");
 	if (magic != MB2_BOOT_MAGIC)
@@ -76,12 +83,12 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 	smp_init();
 	tty_init();
 	mark_ro_after_init();
-	smp_start_aps();
 
 	if (boot_options.ptdump)
 		ptdump(kernel_pml4);
 	if (boot_options.ktest)
 		ktest_run_all();
 
+	smp_start_aps();	/* into their schedulers, once this one lets the lock go */
 	start_init();
 }

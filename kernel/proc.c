@@ -20,28 +20,20 @@ static int next_pid = 1;
 extern void trap_return(void);
 
 /*
- * A new process's first steps to user mode, like every return's: signals
- * sent to it before it first ran (a kill right after fork) are delivered
- * now, before it can go to sleep with them pending. Then trap_return.
- */
-static void ret_from_fork(void)
-{
-	unlock_kernel();		/* the scheduler's, which switched here */
-	return_to_user(current()->tf);
-}
-
-/*
  * A new process whose kernel stack is ready for its first switch_to: the
  * trap frame at the top (to be filled by fork or exec), below it the
  * return addresses trap_return and ret_from_fork (16-byte aligned as a
  * call would leave it: the frame is 176 bytes) and six zeroed
- * callee-saved registers.
+ * callee-saved registers. ret_from_fork (arch/x86/entry/common.c) lets
+ * the scheduler's lock go, after the signals sent to the process before
+ * it first ran (a kill right after fork), as every return to user mode.
  */
 struct process *proc_alloc(void)
 {
 	struct process *p;
 	uint64_t *sp;
 
+	assert_kernel_locked();
 	for (p = proc_table; p < proc_table + NPROC; p++)
 		if (p->state == PROC_UNUSED && kstack_ready(p))
 			break;
@@ -107,7 +99,7 @@ void proc_exit(int status)
 {
 	struct process *p = current(), *leader = p->group_leader, *c;
 
-	lock_kernel_if_needed();	/* held to the end: schedule() takes it over */
+	assert_kernel_locked();		/* held to the end: schedule() takes it over */
 	if (p == init_process) {
 		int code = (status & 0x7f) ? 128 + (status & 0x7f) : (status >> 8) & 0xff;
 

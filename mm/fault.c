@@ -7,7 +7,6 @@
 #include <ccos/signal.h>
 #include <asm/vsyscall.h>
 #include <ccos/proc.h>
-#include <ccos/spinlock.h>
 
 /*
  * The kernel-half pages that Linux maps as an area of the process
@@ -29,28 +28,23 @@ static bool in_gate_area(uint64_t addr)
  * address the error code gets PF_PROT whether or not the page is mapped,
  * so that a fault does not show user space the kernel's layout (Linux's
  * sanitize_error_code); the handler's REG_ERR is that code. In the
- * vsyscall page the mode has its say first: xonly emulates a call from its
- * fetch fault, none warns.
+ * vsyscall page the mode had its say first (arch/x86/entry/common.c
+ * asked vsyscall_fault): xonly emulated a call from its fetch fault,
+ * none warned. Inside the kernel lock: the process's areas, its signals.
  */
-static __noinline void user_page_fault(struct trap_frame *tf, uint64_t addr)
+static void user_page_fault(struct trap_frame *tf, uint64_t addr)
 {
 	int code = SEGV_MAPERR;
 
-	lock_kernel();		/* the process's areas, its signals */
-	if (in_vsyscall_page(addr) && vsyscall_fault(tf, addr)) {
-		unlock_kernel();
-		return;
-	}
 	if (addr >= USER_TOP)
 		tf->error_code |= PF_PROT;
 	if (addr < USER_TOP ? mm_find_vma(current()->mm, addr) != NULL : in_gate_area(addr))
 		code = SEGV_ACCERR;
 	force_sig_fault(SIGSEGV, code, addr, tf);
-	unlock_kernel();
 }
 
 /* A fault in kernel mode: a uaccess function's fixup, a test that expects it, or a panic. */
-static __noinline void kernel_page_fault(struct trap_frame *tf, uint64_t addr)
+static void kernel_page_fault(struct trap_frame *tf, uint64_t addr)
 {
 	uint32_t err = tf->error_code;
 	const char *sym;
@@ -68,30 +62,15 @@ static __noinline void kernel_page_fault(struct trap_frame *tf, uint64_t addr)
 		    tf->rip, sym ? sym : "?", off);
 }
 
-/* Every page fault but xonly's calls (out of line: those pay nothing for it). */
-static __noinline void ordinary_page_fault(struct trap_frame *tf, uint64_t addr)
+static void page_fault(struct trap_frame *tf)
 {
+	uint64_t addr = read_cr2();
+
 	if (!user_mode(tf)) {
 		kernel_page_fault(tf, addr);
 		return;
 	}
 	user_page_fault(tf, addr);	/* the process's problem: SIGSEGV, si_addr = CR2 */
-}
-
-static void page_fault(struct trap_frame *tf)
-{
-	uint64_t addr = read_cr2();
-
-	/* LAB xonly: BEGIN */
-	/* First the one fault that is no failure: xonly's call into the vsyscall page. */
-	if (is_xonly_call(tf, addr)) {
-		emulate_vsyscall(tf);
-		return;
-	}
-	/* LAB xonly: STUB
-	// xonly's calls go the ordinary way, to vsyscall_fault below.
-	   LAB xonly: END */
-	ordinary_page_fault(tf, addr);
 }
 
 void page_fault_init(void)

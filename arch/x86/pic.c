@@ -3,7 +3,6 @@
 #include <asm/ioapic.h>
 #include <asm/lapic.h>
 #include <ccos/printk.h>
-#include <ccos/spinlock.h>
 #include <asm/x86.h>
 
 #define PIC1_CMD	0x20
@@ -86,12 +85,7 @@ static void pic_dispatch(struct trap_frame *tf)
 		return;
 	}
 	if (irq_handlers[irq]) {
-		/* A device's handler may wake a process: inside the kernel lock. */
-		bool locked = lock_kernel_if_needed();
-
-		irq_handlers[irq](tf);
-		if (locked)
-			unlock_kernel();
+		irq_handlers[irq](tf);	/* inside the kernel lock (arch/x86/entry/common.c) */
 		return;
 	}
 	printk(KERN_WARNING "pic: IRQ %d has no handler; masked\n", irq);

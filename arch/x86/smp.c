@@ -12,6 +12,7 @@
 #include <asm/tlb.h>
 #include <asm/trap.h>
 #include <asm/x86.h>
+#include <ccos/spinlock.h>
 
 struct percpu cpus[MAX_CPUS];
 int nr_cpus = 1;
@@ -85,12 +86,15 @@ __noreturn void ap_main(void)
 	vsyscall_set_cpu(cpu, 0);
 	getcpu_self_check(c);
 	c->pml4 = kernel_pml4;
+	c->outside_lock = true;	/* halted, interrupts on, no kernel lock */
 	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&aps_released, __ATOMIC_ACQUIRE))
 		safe_halt();
 	cli();
+	c->outside_lock = false;
 	write_cr3(read_cr3());	/* no global pages: this flushes the whole TLB */
 	lapic_timer_start();
+	lock_kernel();
 	scheduler();
 }
 

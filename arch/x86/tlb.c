@@ -64,11 +64,10 @@ void tlb_shootdown(uint64_t pml4, uint64_t start, uint64_t end)
 {
 	int me = this_cpu()->cpu, i;
 	uint32_t targets = 0;
-	bool locked;
 
 	if (nr_cpus == 1)
 		return;
-	locked = lock_kernel_if_needed();
+	assert_kernel_locked();		/* one request at a time */
 	for (i = 0; i < nr_cpus; i++)
 		if (i != me && (pml4 == kernel_pml4 || READ_ONCE(cpus[i].pml4) == pml4))
 			targets |= 1u << i;
@@ -86,8 +85,6 @@ void tlb_shootdown(uint64_t pml4, uint64_t start, uint64_t end)
 		this_cpu()->shootdowns++;
 		this_cpu()->shootdown_cycles += rdtsc() - t0;
 	}
-	if (locked)
-		unlock_kernel();
 }
 
 void tlb_init(void)

@@ -1,4 +1,4 @@
-/* Trap dispatch: handlers by vector, exception names, and what a kernel fault does. */
+/* Exceptions: their names, the signal each is in user mode, and what a kernel fault does. */
 #include <asm/trap.h>
 #include <ccos/printk.h>
 #include <ccos/ktest.h>
@@ -6,8 +6,6 @@
 #include <ccos/signal.h>
 #include <ccos/proc.h>
 #include <ccos/lib.h>
-
-extern trap_handler_t trap_handlers[256];
 
 static const char *const exception_names[32] = {
 	[X86_DE] = "divide error (#DE)",
@@ -159,11 +157,4 @@ void unhandled_trap(struct trap_frame *tf)
 	else
 		panic_frame(tf, "%s (vector %lu) from user mode",
 			    exception_name(tf->vector), tf->vector);
-}
-
-void trap_dispatch(struct trap_frame *tf)
-{
-	trap_handlers[tf->vector](tf);
-	if (user_mode(tf))
-		return_to_user(tf);
 }

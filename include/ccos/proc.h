@@ -129,10 +129,11 @@ struct percpu {
 	uint64_t scheduler_context;	/* its saved rsp while a process runs */
 	bool need_resched;		/* set by the tick: yield on the way to user mode */
 	bool idle;			/* halted in the idle loop: a wakeup sends an IPI */
+	bool outside_lock;		/* halted without the kernel lock: an interrupt takes it */
 	bool wake_here;			/* the waker exits: whom it wakes may run here */
 	int last_run;			/* index in proc_table of the last one run */
 	uint64_t pml4;			/* the address space in CR3 (arch/x86/tlb.c) */
-	/* Counts for /proc/smpstat (kernel/smpstat.c). */
+	/* Counts for /proc/smpstat (fs/procfs.c). */
 	uint64_t klock_taken, klock_waited, klock_wait_cycles;
 	uint64_t switches, halts, shootdowns, shootdown_cycles;
 	struct cputime time;		/* the threads' time here (/proc/stat), */
@@ -237,33 +238,6 @@ void sched_kick(struct process *p);		/* a running p looks at its signals */
 void sleep_until(const void *chan, uint64_t wake_at_ns);
 void wakeup(const void *chan);
 void sched_wake(struct process *p);	/* make p runnable, and wake an idle CPU for it */
-void return_to_user_work(struct trap_frame *tf);
-
-/* This CPU's need_resched, tested in one GS-relative compare. */
-static inline bool need_resched(void)
-{
-	__asm__ goto("cmpb $0, %%gs:%c0\n\tjne %l[yes]"
-		     : : "i"(offsetof(struct percpu, need_resched)) : "cc" : yes);
-	return false;
-yes:
-	return true;
-}
-
-/*
- * The last step before any return to user mode. Most returns have nothing
- * to do: no reschedule asked for, no signal queued (the two pending sets
- * are or-ed, one test for both). A mask to put back needs no test of its
- * own: rt_sigsuspend and ppoll leave restore_mask set only when they
- * return with a signal pending. A rip above the user half is the way
- * out's to test (trap_return), where the sysret path tests it anyway.
- */
-static inline void return_to_user(struct trap_frame *tf)
-{
-	struct process *p = current();
-
-	if (need_resched() || (p->sig.pending | p->group_leader->sig.shared_pending))
-		return_to_user_work(tf);
-}
 
 /* mm/vm.c: address spaces */
 struct mm *mm_create(void);

@@ -135,6 +135,9 @@ bool sig_default_ignores(int sig);
 void signal_retarget(struct process *p, uint64_t set);
 /* A fault in user mode becomes a signal to the current process. */
 void force_sig_fault(int sig, int code, uint64_t addr, struct trap_frame *tf);
+/* The same, and exit, from a lockless call (arch/x86/entry/common.c takes the lock for them). */
+void lockless_force_sig_fault(int sig, int code, uint64_t addr, struct trap_frame *tf);
+__noreturn void lockless_exit(int status);
 /* On the way back to user mode: run the default action or build a frame. */
 void deliver_signals(struct trap_frame *tf);
 bool signal_pending(struct process *p);

@@ -31,17 +31,19 @@ void pop_irq_off(void);
 /*
  * The kernel lock: the one big lock around process-level kernel code (the
  * process table, the scheduler's states, signals, address spaces, files),
- * as Linux 2.0 had it. See docs/smp.md for who takes it and why.
+ * as Linux 2.0 had it. Taken on the way in from user mode and from a
+ * device (arch/x86/entry/common.c); docs/smp.md gives the rule and why.
  */
 extern struct spinlock kernel_lock;
 void lock_kernel(void);
 void unlock_kernel(void);
-/* For code reached both inside and outside the lock: true if it took it (then unlock). */
-bool lock_kernel_if_needed(void);
+/* Code that needs the kernel lock says so; lockdebug panics where it is not held. */
+void assert_kernel_locked(void);
 
 /* lockdebug (kernel command line): what is wrong, or NULL; kernel/locking/spinlock_test.c. */
 const char *lockdebug_acquire_problem(const struct spinlock *l);
 const char *lockdebug_switch_problem(void);
+const char *lockdebug_kernel_lock_problem(void);
 void lockdebug_check_switch(void);
 
 #endif

@@ -6,10 +6,21 @@
 #include <ccos/abi.h>
 #include <ccos/signal.h>
 
+/*
+ * arch/x86/entry/syscall_64.c: the table, each handler called as a
+ * six-argument function; which calls run without the kernel lock
+ * (struct process's lockless_syscalls).
+ */
+typedef long (*syscall_fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+#define NR_SYSCALLS	512	/* room for every Linux x86-64 number (the last is under 470) */
+extern const syscall_fn syscall_table[NR_SYSCALLS];
+extern const bool syscall_lockless[NR_SYSCALLS], syscall_lockless_none[NR_SYSCALLS];
+
+/* arch/x86/entry/common.c: the entry layer */
 struct trap_frame;
 void syscall_dispatch(struct trap_frame *tf);
-/* Which calls run without the kernel lock: struct process's lockless_syscalls. */
-extern const bool syscall_lockless[], syscall_lockless_none[];
+void return_to_user_work(struct trap_frame *tf);
+void ret_from_fork(void);
 
 /* fs/sys_file.c */
 long sys_read(unsigned int fd, char __user *buf, size_t n);

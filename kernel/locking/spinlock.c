@@ -127,9 +127,10 @@ void spin_unlock(struct spinlock *l)
 /*
  * The kernel lock is held across a switch (the scheduler takes it over),
  * and with interrupts on in irq_window: no interrupt handler ever spins on
- * it while its CPU holds it (lock_kernel_if_needed asks first). So it
- * leaves interrupts alone. A CPU waiting for it keeps answering TLB
- * shootdowns (arch/x86/tlb.c): the holder may be waiting for its answer.
+ * it while its CPU holds it (arch/x86/entry/common.c takes it for an
+ * interrupt only where its CPU was outside it). So it leaves interrupts
+ * alone. A CPU waiting for it keeps answering TLB shootdowns
+ * (arch/x86/tlb.c): the holder may be waiting for its answer.
  */
 DEFINE_SPINLOCK(kernel_lock);
 
@@ -154,10 +155,16 @@ void unlock_kernel(void)
 	release(&kernel_lock);
 }
 
-bool lock_kernel_if_needed(void)
+/* lockdebug: code that needs the kernel lock asks for it to be held here. */
+const char *lockdebug_kernel_lock_problem(void)
 {
-	if (spin_held(&kernel_lock))
-		return false;
-	lock_kernel();
-	return true;
+	return spin_held(&kernel_lock) ? NULL : "the kernel lock is not held";
+}
+
+void assert_kernel_locked(void)
+{
+	const char *problem;
+
+	if (boot_options.lockdebug && (problem = lockdebug_kernel_lock_problem()))
+		panic("lockdebug: CPU %d: %s", this_cpu()->cpu, problem);
 }

@@ -40,8 +40,9 @@ KTEST(spinlock_nesting_restores_interrupts_at_the_outermost)
 
 /*
  * lockdebug's checks, asked directly (spin_lock panics on what they
- * find): a lock that this CPU holds cannot be taken again, and a switch
- * must hold the kernel lock and no other.
+ * find): a lock that this CPU holds cannot be taken again, a switch must
+ * hold the kernel lock and no other, and code that asserts the kernel
+ * lock must hold it. The tests run inside the boot's kernel lock.
  */
 KTEST(lockdebug_catches_a_lock_taken_twice)
 {
@@ -54,11 +55,24 @@ KTEST(lockdebug_catches_a_lock_taken_twice)
 
 KTEST(lockdebug_catches_a_lock_held_while_switching)
 {
-	lock_kernel();
 	KEXPECT(lockdebug_switch_problem() == NULL);
 	spin_lock(&test_lock);
 	KEXPECT(lockdebug_switch_problem() != NULL);
 	spin_unlock(&test_lock);
+	push_irq_off();			/* no device interrupt while the lock is let go */
 	unlock_kernel();
 	KEXPECT(lockdebug_switch_problem() != NULL);	/* no kernel lock */
+	lock_kernel();
+	pop_irq_off();
+}
+
+KTEST(lockdebug_catches_the_kernel_lock_missing)
+{
+	KEXPECT(lockdebug_kernel_lock_problem() == NULL);
+	push_irq_off();
+	unlock_kernel();
+	KEXPECT(lockdebug_kernel_lock_problem() != NULL);
+	lock_kernel();
+	pop_irq_off();
+	KEXPECT(lockdebug_kernel_lock_problem() == NULL);
 }

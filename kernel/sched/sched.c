@@ -54,6 +54,7 @@ void sched_wake(struct process *p)
 	struct percpu *c = this_cpu();
 	int i;
 
+	assert_kernel_locked();
 	p->state = PROC_RUNNABLE;
 	if (c->wake_here && (p->cpus_allowed & (1ul << c->cpu)))
 		return;
@@ -98,12 +99,13 @@ static struct process *pick(struct percpu *c)
 	return NULL;
 }
 
+/* Entered with the kernel lock held (kmain's, ap_main's), which it keeps but while halted. */
 void scheduler(void)
 {
 	struct percpu *c = this_cpu();
 
 	cli();
-	lock_kernel();
+	assert_kernel_locked();
 	for (;;) {
 		struct process *p;
 
@@ -122,10 +124,12 @@ void scheduler(void)
 		switch_address_space(kernel_pml4);
 		c->idle = true;
 		c->halts++;
+		c->outside_lock = true;
 		unlock_kernel();
 		safe_halt();
 		cli();
 		lock_kernel();
+		c->outside_lock = false;
 		c->idle = false;
 	}
 }
@@ -191,6 +195,7 @@ void wakeup(const void *chan)
 {
 	struct process *p;
 
+	assert_kernel_locked();
 	for (p = proc_table; p < proc_table + NPROC; p++)
 		if (p->state == PROC_SLEEPING && p->wait_chan == chan)
 			sched_wake(p);
@@ -202,14 +207,4 @@ void sched_tick(struct trap_frame *tf)
 	account_tick(tf);
 	if (user_mode(tf) && current())
 		this_cpu()->need_resched = true;
-}
-
-/* The slow part of return_to_user (include/ccos/proc.h): a reschedule, or signal work. */
-void return_to_user_work(struct trap_frame *tf)
-{
-	lock_kernel();
-	if (need_resched())
-		yield();
-	deliver_signals(tf);
-	unlock_kernel();
 }

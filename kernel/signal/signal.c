@@ -49,7 +49,8 @@ void force_sig_fault(int sig, int code, uint64_t addr, struct trap_frame *tf)
 	struct process *p = current();
 	siginfo_t info = { .si_signo = sig, .si_code = code, .fault.addr = addr };
 	struct k_sigaction *ka = &p->sig.action[sig - 1];
-	bool locked = lock_kernel_if_needed();	/* from a trap, it comes without */
+
+	assert_kernel_locked();
 
 	if ((p->sig.blocked & SIGBIT(sig)) || ka->handler == SIG_IGN) {
 		p->sig.blocked &= ~SIGBIT(sig);
@@ -59,8 +60,6 @@ void force_sig_fault(int sig, int code, uint64_t addr, struct trap_frame *tf)
 	p->sig.fault_err = tf->error_code;
 	p->sig.fault_cr2 = sig == SIGSEGV || sig == SIGBUS ? addr : 0;
 	send_signal_thread(p, sig, &info);
-	if (locked)
-		unlock_kernel();
 }
 
 static bool on_altstack(const struct process *p, uint64_t sp)

@@ -4,6 +4,7 @@
 #include <ccos/errno.h>
 #include <ccos/uaccess.h>
 #include <ccos/time.h>
+#include <ccos/spinlock.h>
 
 /*
  * Two sets wait for each thread, as on Linux: its own (p->sig.pending:
@@ -100,6 +101,7 @@ void signal_wake(struct process *t)
 
 void send_signal_thread(struct process *p, int sig, const siginfo_t *info)
 {
+	assert_kernel_locked();
 	if (p->state == PROC_ZOMBIE || p->state == PROC_DEAD || dropped_at_send(p, sig))
 		return;
 	queue(&p->sig.pending, &p->sig.info[sig - 1], sig, info);

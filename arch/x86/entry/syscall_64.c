@@ -1,10 +1,7 @@
-/* The system-call table, indexed by Linux's x86-64 numbers, and the dispatcher. */
+/* The system-call table, indexed by Linux's x86-64 numbers (asm/unistd_64.h), and the lockless calls. */
 #include <ccos/syscall.h>
 #include <asm/unistd_64.h>
-#include <ccos/proc.h>
 #include <ccos/errno.h>
-#include <ccos/printk.h>
-#include <ccos/spinlock.h>
 
 /*
  * Each handler is written with its own typed arguments; the table calls
@@ -17,9 +14,7 @@
  * -1, and kill(0x100000001, sig) acts on pid 1, as on Linux. clone3 (435)
  * is absent, hence ENOSYS, on which glibc and musl fall back to clone.
  */
-typedef long (*syscall_fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 #define ENTRY(nr, fn)	[nr] = (syscall_fn)(void (*)(void))fn
-#define NR_SYSCALLS	512	/* room for every Linux x86-64 number (the last is under 470) */
 
 static long sys_ni_syscall(void)
 {
@@ -33,7 +28,7 @@ static long sys_ni_syscall(void)
  */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Woverride-init"
-static const syscall_fn syscall_table[NR_SYSCALLS] = {
+const syscall_fn syscall_table[NR_SYSCALLS] = {
 	[0 ... NR_SYSCALLS - 1] = (syscall_fn)(void (*)(void))sys_ni_syscall,
 	ENTRY(__NR_read, sys_read),
 	ENTRY(__NR_write, sys_write),
@@ -165,7 +160,7 @@ static const syscall_fn syscall_table[NR_SYSCALLS] = {
 #pragma GCC diagnostic pop
 
 /*
- * The system calls that run without the kernel lock (docs/smp.md): they
+ * The system calls that run without the kernel lock (arch/x86/entry/common.c): they
  * read only their own process's fixed fields, constants, the time (under
  * its seqcount) or the running CPU, and write only user memory. Every
  * other call, a new one included, runs inside the lock: the safe default.
@@ -188,37 +183,3 @@ const bool syscall_lockless[NR_SYSCALLS] = {
 	[__NR_getcpu] = true,
 };
 const bool syscall_lockless_none[NR_SYSCALLS];
-
-/* Seccomp strict mode (Linux's SECCOMP_MODE_STRICT): these four only. */
-static bool seccomp_allows(uint64_t nr)
-{
-	return nr == __NR_read || nr == __NR_write || nr == __NR_exit || nr == __NR_rt_sigreturn;
-}
-
-void syscall_dispatch(struct trap_frame *tf)
-{
-	uint64_t nr = tf->rax;
-	struct process *p = current();
-
-	if (nr < NR_SYSCALLS && p->lockless_syscalls[nr]) {
-		tf->rax = syscall_table[nr](tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9);
-	} else {
-		if (p->seccomp_mode && !seccomp_allows(nr))
-			proc_exit(SIGKILL);
-		lock_kernel();
-		tf->rax = nr < NR_SYSCALLS ? syscall_table[nr](tf->rdi, tf->rsi, tf->rdx, tf->r10,
-							       tf->r8, tf->r9)
-					   : -ENOSYS;
-		unlock_kernel();
-		/*
-		 * A call a signal interrupted: deliver_signals restarts it or
-		 * makes it -EINTR, even when no signal is left to deliver (another
-		 * thread took it). Only here: the lockless calls do not sleep.
-		 */
-		if (tf->rax == (uint64_t)-ERESTARTSYS) {
-			return_to_user_work(tf);
-			return;
-		}
-	}
-	return_to_user(tf);
-}

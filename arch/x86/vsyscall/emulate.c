@@ -135,9 +135,12 @@ static long (*const vsyscall_calls[VSYSCALL_NR_ENTRIES])(const struct trap_frame
 /*
  * Warnings: at most a burst of 10 in 5 seconds (Linux's ratelimit
  * defaults), so that a program cannot flood the console. The count of the
- * ones left out is printed when the next window opens. Lock rule: the
- * emulation runs without the kernel lock, so warn_lock guards the counts
- * (a leaf lock: printk's console_lock is the only one taken inside).
+ * ones left out is printed when the next window opens. The emulation is
+ * a lockless call (arch/x86/entry/common.c): it runs without the kernel
+ * lock, as the three system calls it stands for, on any CPU at once, so
+ * warn_lock guards the counts (a leaf lock: printk's console_lock is the
+ * only one taken inside). Its failures signal through the entry layer,
+ * which takes the kernel lock for that (lockless_force_sig_fault).
  */
 #define WARN_INTERVAL	(5 * HZ)
 #define WARN_BURST	10
@@ -187,7 +190,7 @@ static void warn_bad_vsyscall(const struct trap_frame *tf, const char *message)
  * and in the signal frame a user-mode write page fault (trapno 14, err
  * user|write, cr2 the pointer). The pointer is the first the page tables
  * refuse (where outputs in one page faulted, the first non-NULL one).
- * force_sig_fault takes trapno and err from a frame, so it is given a
+ * The signal takes trapno and err from a frame, so it is given a
  * copy that describes that fault. (Out of line, like every failure path,
  * so that the calls that succeed pay nothing for it.)
  */
@@ -201,14 +204,15 @@ static __noinline void force_write_fault(const struct trap_frame *tf)
 		addr = vsyscall_outputs[nr][0] && tf->rdi ? tf->rdi : tf->rsi;
 	as_fault.vector = X86_PF;
 	as_fault.error_code = PF_USER | PF_WRITE;
-	force_sig_fault(SIGSEGV, SEGV_MAPERR, addr, &as_fault);
+	lockless_force_sig_fault(SIGSEGV, SEGV_MAPERR, addr, &as_fault);
 }
 
 /*
  * A call into the vsyscall page, in emulate mode (int $0xcc at an entry,
  * vector 0xcc) or in xonly mode (the instruction-fetch fault at an entry,
- * from mm/fault.c). The checks come in the order design.md gives, and
- * every failure leaves rip where the call entered the page.
+ * from vsyscall_fault), without the kernel lock. The checks come in the
+ * order design.md gives, and every failure leaves rip where the call
+ * entered the page.
  */
 void emulate_vsyscall(struct trap_frame *tf)
 {
@@ -242,7 +246,7 @@ void emulate_vsyscall(struct trap_frame *tf)
 
 	/* Strict seccomp allows read, write, exit and sigreturn: not this. */
 	if (current()->seccomp_mode)
-		proc_exit(SIGKILL);
+		lockless_exit(SIGKILL);
 
 	/* A bad output pointer: -EFAULT, and nothing written (all_or_nothing). */
 	ret = vsyscall_calls[vsyscall_entry_nr(tf->rip)](tf);
@@ -266,22 +270,24 @@ sigsegv:
 	 */
 	if (tf->vector == X86_PF) {
 		tf->error_code |= PF_PROT;
-		force_sig_fault(SIGSEGV, SEGV_MAPERR, tf->rip, tf);
+		lockless_force_sig_fault(SIGSEGV, SEGV_MAPERR, tf->rip, tf);
 	} else {
-		force_sig_fault(SIGSEGV, SI_KERNEL, 0, tf);
+		lockless_force_sig_fault(SIGSEGV, SI_KERNEL, 0, tf);
 	}
 	/* LAB emulate: STUB
 	lab_todo("03-emulate");
-	force_sig_fault(SIGSEGV, SI_KERNEL, 0, tf);
+	lockless_force_sig_fault(SIGSEGV, SI_KERNEL, 0, tf);
 	   LAB emulate: END */
 }
 
 /*
- * A user-mode page fault at addr in the vsyscall page (from mm/fault.c).
- * In xonly and none the page is absent, so calls arrive here as
- * instruction-fetch faults at rip == addr. Returns true when the fault was
- * handled here; false lets the fault handler send its ordinary SIGSEGV
- * (with si_addr = addr), after the warning given here if any.
+ * A user-mode page fault at addr in the vsyscall page, which the entry
+ * layer (arch/x86/entry/common.c) hands here before the page-fault
+ * handler, without the kernel lock. In xonly and none the page is absent,
+ * so calls arrive here as instruction-fetch faults at rip == addr. Returns
+ * true when the fault was handled here; false lets the fault handler
+ * (mm/fault.c) send its ordinary SIGSEGV (with si_addr = addr), after the
+ * warning given here if any.
  */
 bool vsyscall_fault(struct trap_frame *tf, uint64_t addr)
 {

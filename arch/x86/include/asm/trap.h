@@ -55,6 +55,7 @@ void gdt_init(int cpu);
 void idt_load(void);
 void idt_init(void);
 void idt_set_handler(int vector, trap_handler_t handler, int dpl);
+extern trap_handler_t trap_handlers[256];	/* idt.c; arch/x86/entry/common.c calls them */
 void trap_dispatch(struct trap_frame *tf);
 void unhandled_trap(struct trap_frame *tf);
 void tss_set_rsp0(uint64_t rsp0);

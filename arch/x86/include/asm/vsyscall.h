@@ -51,14 +51,14 @@ void vsyscall_set_cpu(unsigned int cpu, unsigned int node);	/* on the CPU itself
 void gdt_set_percpu_limit(uint32_t limit);		/* at boot: the GDT is read-only after */
 void percpu_limit_set(uint64_t *table, uint32_t limit);
 
-/* arch/x86/vsyscall/emulate.c */
+/* arch/x86/vsyscall/emulate.c: lockless calls (arch/x86/entry/common.c) */
 void emulate_vsyscall(struct trap_frame *tf);	/* vector 0xcc, and xonly's fetch faults */
 bool vsyscall_fault(struct trap_frame *tf, uint64_t addr);	/* a user #PF in the page */
 
 /*
- * A call in xonly mode, the page fault's first test: a user-mode
- * instruction fetch (error code U and I/D, not P: SDM Vol. 3 §4.7) from
- * the absent page, at the very address the instruction began.
+ * A call in xonly mode, the entry's first test: a user-mode instruction
+ * fetch (error code U and I/D, not P: SDM Vol. 3 §4.7) from the absent
+ * page, at the very address the instruction began.
  */
 static inline bool is_xonly_call(const struct trap_frame *tf, uint64_t addr)
 {

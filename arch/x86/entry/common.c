@@ -1,0 +1,230 @@
+/* The entry layer: every way into the kernel and back out, and where the kernel lock is taken. */
+#include <ccos/syscall.h>
+#include <ccos/proc.h>
+#include <ccos/errno.h>
+#include <ccos/spinlock.h>
+#include <asm/unistd_64.h>
+#include <asm/vsyscall.h>
+#include <asm/x86.h>
+
+/*
+ * The one rule of the kernel lock (docs/smp.md): kernel code runs inside
+ * it, and this file takes it, on every entry from user mode (a system
+ * call, an exception) and on every device interrupt, and lets it go on
+ * the way back. The lockless calls are the exception: the system calls
+ * marked in syscall_lockless and the vsyscall page's calls, which are
+ * three of them by another door. They run without it, and take it here
+ * only for what needs it: the work of the way back, or a failure's
+ * signal. The tick and the IPIs need it for nothing. Below this layer
+ * code asserts the lock where it needs it (assert_kernel_locked), and
+ * lockdebug checks the assertions. Besides this file only the scheduler
+ * (which holds it across switches and lets it go to halt) and each CPU's
+ * start (kmain, ap_main) take it.
+ */
+
+/* This CPU's need_resched, tested in one GS-relative compare. */
+static inline bool need_resched(void)
+{
+	__asm__ goto("cmpb $0, %%gs:%c0\n\tjne %l[yes]"
+		     : : "i"(offsetof(struct percpu, need_resched)) : "cc" : yes);
+	return false;
+yes:
+	return true;
+}
+
+/* The way back's work, inside the lock: a reschedule, then the signals. */
+static void exit_work(struct trap_frame *tf)
+{
+	if (need_resched())
+		yield();
+	deliver_signals(tf);
+}
+
+/* Is there any? One GS-relative compare, and the two pending sets or-ed into one test. */
+static inline bool exit_work_pending(void)
+{
+	struct process *p = current();
+
+	return need_resched() || (p->sig.pending | p->group_leader->sig.shared_pending);
+}
+
+/* The way back from a lockless entry, which takes the lock for its work (also trap_return's). */
+void return_to_user_work(struct trap_frame *tf)
+{
+	lock_kernel();
+	exit_work(tf);
+	unlock_kernel();
+}
+
+/*
+ * The last step before a return to user mode from a lockless entry. Most
+ * have nothing to do. A mask to put back needs no test of its own:
+ * rt_sigsuspend and ppoll leave restore_mask set only when they return
+ * with a signal pending. A rip above the user half is the way out's to
+ * test (trap_return), where the sysret path tests it anyway.
+ */
+static inline void return_to_user(struct trap_frame *tf)
+{
+	if (exit_work_pending())
+		return_to_user_work(tf);
+}
+
+/* The same from a locked entry: the work, then the lock let go. */
+static void unlock_to_user(struct trap_frame *tf)
+{
+	if (exit_work_pending())
+		exit_work(tf);
+	unlock_kernel();
+}
+
+/* Seccomp strict mode (Linux's SECCOMP_MODE_STRICT): these four only. */
+static bool seccomp_allows(uint64_t nr)
+{
+	return nr == __NR_read || nr == __NR_write || nr == __NR_exit || nr == __NR_rt_sigreturn;
+}
+
+/* Every call but the lockless ones (out of line: those pay nothing for it). */
+static __noinline void syscall_locked(struct trap_frame *tf, uint64_t nr)
+{
+	lock_kernel();
+	if (current()->seccomp_mode && !seccomp_allows(nr))
+		proc_exit(SIGKILL);
+	tf->rax = nr < NR_SYSCALLS ? syscall_table[nr](tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9)
+				   : -ENOSYS;
+	/*
+	 * A call a signal interrupted: deliver_signals restarts it or makes
+	 * it -EINTR, even when no signal is left to deliver (another thread
+	 * took it). Only here: the lockless calls do not sleep.
+	 */
+	if (tf->rax == (uint64_t)-ERESTARTSYS)
+		exit_work(tf);
+	unlock_to_user(tf);
+}
+
+/* From arch/x86/entry/syscall_entry.asm: the call in rax, on the frame the entry pushed. */
+void syscall_dispatch(struct trap_frame *tf)
+{
+	uint64_t nr = tf->rax;
+
+	if (nr < NR_SYSCALLS && current()->lockless_syscalls[nr]) {
+		tf->rax = syscall_table[nr](tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9);
+		return_to_user(tf);
+		return;
+	}
+	syscall_locked(tf, nr);
+}
+
+/* A new process's first return to user mode: it holds the scheduler's lock (proc_alloc). */
+void ret_from_fork(void)
+{
+	unlock_to_user(current()->tf);
+}
+
+static bool device_interrupt(uint64_t vector)
+{
+	return vector - IRQ_BASE < 16;
+}
+
+/*
+ * From kernel mode: a kernel fault, or an interrupt. Interrupts are on
+ * in the kernel only inside the lock (irq_window, kmain) or in the idle
+ * loop's halt, outside it (percpu.outside_lock): a device interrupt
+ * finds the lock held or takes it.
+ */
+static void trap_from_kernel(struct trap_frame *tf)
+{
+	if (device_interrupt(tf->vector) && this_cpu()->outside_lock) {
+		lock_kernel();
+		trap_handlers[tf->vector](tf);
+		unlock_kernel();
+		return;
+	}
+	if (device_interrupt(tf->vector))
+		assert_kernel_locked();
+	trap_handlers[tf->vector](tf);
+}
+
+/* Every trap but the vsyscall page's calls. */
+static void trap_other(struct trap_frame *tf)
+{
+	uint64_t addr;
+
+	if (!user_mode(tf)) {
+		trap_from_kernel(tf);
+		return;
+	}
+	/* The vsyscall page's other faults: vsyscall_fault may warn, or emulate too. */
+	if (tf->vector == X86_PF && in_vsyscall_page(addr = read_cr2()) && vsyscall_fault(tf, addr)) {
+		return_to_user(tf);
+		return;
+	}
+	/* The tick and the IPIs: lockless. */
+	if (tf->vector >= 32 && !device_interrupt(tf->vector)) {
+		trap_handlers[tf->vector](tf);
+		return_to_user(tf);
+		return;
+	}
+	lock_kernel();
+	trap_handlers[tf->vector](tf);
+	unlock_to_user(tf);
+}
+
+/* A call of the vsyscall page, lockless as the three system calls it stands for. */
+static void vsyscall_call(struct trap_frame *tf)
+{
+	emulate_vsyscall(tf);		/* from the kernel it panics, never to return */
+	return_to_user(tf);
+}
+
+/* A page fault: first the one that is no failure, xonly's call into the vsyscall page. */
+static void page_fault_entry(struct trap_frame *tf)
+{
+	/* LAB xonly: BEGIN */
+	if (is_xonly_call(tf, read_cr2())) {
+		vsyscall_call(tf);
+		return;
+	}
+	/* LAB xonly: STUB
+	// xonly's calls go the other way, to vsyscall_fault in trap_other.
+	   LAB xonly: END */
+	trap_other(tf);
+}
+
+/*
+ * How each vector comes in: the vsyscall page's calls first, each in a
+ * function of its own, so that they pay for no test of the others.
+ * Every other vector starts at trap_other. The override is the point:
+ * GCC's -Woverride-init would warn of it.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
+static void (*const trap_entries[256])(struct trap_frame *tf) = {
+	[0 ... 255] = trap_other,
+	[X86_PF] = page_fault_entry,
+	[VSYSCALL_EMU_VECTOR] = vsyscall_call,
+};
+#pragma GCC diagnostic pop
+
+/* From arch/x86/entry/trap_entry.asm: every vector, on the frame the stub pushed. */
+void trap_dispatch(struct trap_frame *tf)
+{
+	trap_entries[tf->vector](tf);
+}
+
+/*
+ * A lockless call that fails after all and must signal (the vsyscall
+ * emulation: a bad entry, stack or pointer; a strict-seccomp caller):
+ * the signal is sent inside the lock, taken here for it.
+ */
+void lockless_force_sig_fault(int sig, int code, uint64_t addr, struct trap_frame *tf)
+{
+	lock_kernel();
+	force_sig_fault(sig, code, addr, tf);
+	unlock_kernel();
+}
+
+void lockless_exit(int status)
+{
+	lock_kernel();
+	proc_exit(status);
+}
