@@ -284,7 +284,7 @@ void close_on_exec(struct process *p);
 int exec_image(struct process *p, const char *path, char *const argv[], int argc,
 	       char *const envp[], int envc);
 
-/* arch/x86/entry/syscall_entry.asm and arch/x86/syscall.c */
+/* arch/x86/switch_to.asm and arch/x86/syscall.c */
 void switch_to(uint64_t *save_rsp, uint64_t new_rsp);
 void syscall_init(void);
 void fpu_init(void);
