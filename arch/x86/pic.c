@@ -16,7 +16,6 @@
 #define OCW2_EOI	0x20	/* non-specific end of interrupt */
 #define OCW3_READ_ISR	0x0b	/* the next read of the command port gives the in-service register */
 
-static trap_handler_t irq_handlers[16];
 static uint16_t irq_mask = 0xffff;	/* bit set: line masked */
 
 /* Port 0x80 is unused; writing it lets an old 8259A settle between commands. */
@@ -70,22 +69,19 @@ static bool in_service(int irq)
 }
 
 /*
- * Every PIC vector comes here. A request that goes away before the CPU
- * acknowledges it shows up as IRQ 7 (or 15 on the slave) with its
- * in-service bit clear: that is spurious and gets no EOI, except that the
- * master did take the slave's request on IRQ 2 and needs its EOI.
+ * Every device vector without a handler of its own comes here. A request
+ * that goes away before the CPU acknowledges it shows up as IRQ 7 (or 15
+ * on the slave) with its in-service bit clear: that is spurious and gets
+ * no EOI, except that the master did take the slave's request on IRQ 2
+ * and needs its EOI.
  */
-static void pic_dispatch(struct trap_frame *tf)
+static void unhandled_irq(struct trap_frame *tf)
 {
 	int irq = tf->vector - IRQ_BASE;
 
 	if (!ioapic_in_use && (irq == 7 || irq == 15) && !in_service(irq)) {
 		if (irq == 15)
 			irq_eoi(IRQ_CASCADE);
-		return;
-	}
-	if (irq_handlers[irq]) {
-		irq_handlers[irq](tf);	/* inside the kernel lock (arch/x86/entry/common.c) */
 		return;
 	}
 	printk(KERN_WARNING "pic: IRQ %d has no handler; masked\n", irq);
@@ -96,9 +92,10 @@ static void pic_dispatch(struct trap_frame *tf)
 	irq_eoi(irq);
 }
 
+/* The handler is the vector's own: the entry layer calls it inside the kernel lock. */
 void irq_set_handler(int irq, trap_handler_t handler)
 {
-	irq_handlers[irq] = handler;
+	idt_set_handler(IRQ_BASE + irq, handler, 0);
 	if (ioapic_in_use)
 		ioapic_route(irq, IRQ_BASE + irq);
 	else
@@ -133,6 +130,6 @@ void pic_init(void)
 	irq_mask = 0xffff;
 	pic_write_mask();
 	for (irq = 0; irq < 16; irq++)
-		idt_set_handler(IRQ_BASE + irq, pic_dispatch, 0);
+		idt_set_handler(IRQ_BASE + irq, unhandled_irq, 0);
 	ioapic_init();		/* if it takes over, the 8259 stays masked */
 }

@@ -1,8 +1,7 @@
-/* The console terminal: COM1's receive interrupt, termios and the other ioctls, the controlling terminal and job control. */
+/* The console terminal over COM1 (serial.c): termios and the other ioctls, the controlling terminal and job control. */
 #include <ccos/tty.h>
 #include <ccos/file.h>
 #include <ccos/proc.h>
-#include <asm/pic.h>
 #include <ccos/abi.h>
 #include <ccos/errno.h>
 #include <ccos/lib.h>
@@ -10,13 +9,6 @@
 #include <ccos/printk.h>
 #include <ccos/uaccess.h>
 #include <asm/x86.h>
-
-#define COM1		0x3f8
-#define LSR_DATA_READY	0x01	/* line status register bit 0: a received byte waits */
-#define IIR_NO_INT	0x01	/* interrupt identification register bit 0: none pending */
-#define IER_RX		0x01	/* interrupt enable register bit 0: "received data available" */
-#define FCR_FIFO_1BYTE	0x01	/* FIFOs on, not cleared (typed-ahead bytes stay), interrupt at 1 byte (bits 7:6 = 0) */
-#define MCR_DTR_RTS_OUT2 0x0b	/* modem control: DTR, RTS and OUT2, which gates the IRQ line on a PC */
 
 /* ioctl requests (asm-generic/ioctls.h). */
 #define TCGETS		0x5401
@@ -47,54 +39,10 @@ struct tty tty = {
 	.sid = 1,
 };
 
-/*
- * The 16550 holds its interrupt line up while any interrupt it was allowed
- * (IER) is pending, and says which in its interrupt identification
- * register: bit 0 clear while one is. Only "received data" is enabled
- * here; it and the FIFO's character timeout end once the receive buffer
- * is read empty (the line status register's bit 0 says a byte waits), as
- * the PC16550D datasheet's table of interrupt control functions gives
- * their resets.
- * The I/O APIC pin and the 8259A are edge triggered: they see the line
- * rise, not stay up. So nothing may be left pending: this reads until
- * the IIR says none (a bound for a UART that never says so), or no new
- * edge would ever come.
- */
-static void serial_drain(void)
-{
-	int i;
-
-	for (i = 0; i < 64 && !(inb(COM1 + 2) & IIR_NO_INT); i++)
-		while (inb(COM1 + 5) & LSR_DATA_READY)
-			n_tty_receive(inb(COM1));
-}
-
-/*
- * IRQ 4. The EOI comes first: a byte that arrives after the drain's last
- * look raises a new edge, which the local APIC then holds for later
- * instead of dropping it as one more of the interrupt in service.
- */
-static void serial_interrupt(struct trap_frame *tf)
-{
-	(void)tf;
-	irq_eoi(IRQ_COM1);
-	serial_drain();
-}
-
-/*
- * A byte typed during the boot raised the line when IER_RX was set, while
- * the pin was still masked, and a masked edge-triggered pin ignores its
- * edge (82093AA datasheet, redirection entry bit 16): the line stays up
- * with no interrupt coming, so the drain here, after the pin is unmasked,
- * takes those bytes and lowers it.
- */
+/* The terminal's start: the UART's receive interrupt (drivers/tty/serial.c). */
 void tty_init(void)
 {
-	outb(COM1 + 2, FCR_FIFO_1BYTE);
-	outb(COM1 + 4, MCR_DTR_RTS_OUT2);
-	outb(COM1 + 1, IER_RX);
-	irq_set_handler(IRQ_COM1, serial_interrupt);
-	serial_drain();
+	serial_start_input();
 }
 
 /* A read from a process group other than the foreground one of the terminal's session. */

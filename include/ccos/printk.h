@@ -29,7 +29,7 @@ const char *ksym_lookup(uint64_t addr, uint64_t *offset);
 
 void vga_init(void);
 void vga_putc(char c);
-void serial_init(void);
+void serial_init(void);		/* drivers/tty/serial.c */
 void serial_putc(char c);
 
 #endif

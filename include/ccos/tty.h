@@ -64,6 +64,7 @@ struct file;
 struct process;
 
 void tty_init(void);
+void serial_start_input(void);	/* drivers/tty/serial.c: COM1's receive interrupt */
 struct file *console_file(void);
 bool tty_is_console(struct file *f);
 void tty_signal_fg(int sig);		/* to the foreground group, if there is one */
