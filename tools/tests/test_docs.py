@@ -201,3 +201,48 @@ def test_gdb_transcripts_come_from_one_build():
         problems = transcript_problems(f.read())
     assert not problems, "docs/gdb.md:\n  " + "\n  ".join(problems)
     assert transcript_problems("0x400b6b <f+59>: call\n0x402b4d <f+61>: xor\n")
+
+
+READING = os.path.join(ROOT, "docs", "reading.md")
+CORE = ("boot/", "arch/", "mm/", "kernel/", "fs/", "drivers/", "include/", "linker/")
+
+
+def core_files(root=ROOT):
+    """The kernel's own files, as git knows them: the in-kernel tests aside."""
+    out = subprocess.run(["git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard"]
+                         + list(CORE), capture_output=True, text=True, check=True).stdout
+    return sorted(p for p in out.split() if not p.endswith("_test.c"))
+
+
+def reading_paths(text):
+    """{path title: [the files it names, each once]} from docs/reading.md's '## Five paths'."""
+    section = text[text.index("## Five paths"):]
+    paths = {}
+    for part in re.split(r"^### ", section, flags=re.M)[1:]:
+        title, body = part.split("\n", 1)
+        files = []
+        for f in named_paths(body):
+            if f not in files and os.path.splitext(f)[1]:
+                files.append(f)
+        paths[title.strip()] = files
+    return paths
+
+
+def test_reading_names_every_core_file_once():
+    with open(READING) as f:
+        text = f.read()
+    listed = [m.group(1) for m in re.finditer(r"^- `([^`]+)`:", text, re.M)]
+    missing = [p for p in core_files() if p not in listed]
+    assert not missing, "docs/reading.md does not list:\n  " + "\n  ".join(missing)
+    twice = sorted({p for p in listed if listed.count(p) > 1})
+    assert not twice, "docs/reading.md lists twice: %s" % twice
+    assert not missing_in("docs/reading.md"), missing_in("docs/reading.md")
+
+
+def test_reading_paths_need_at_most_seven_files():
+    with open(READING) as f:
+        paths = reading_paths(f.read())
+    assert len(paths) == 5, "docs/reading.md should follow five paths, not %d" % len(paths)
+    long = ["%s: %d files" % (t, len(fs)) for t, fs in paths.items() if len(fs) > 7]
+    assert not long, "paths of more than seven files:\n  " + "\n  ".join(long)
+    assert all(paths.values()), "a path names no file: %s" % paths
