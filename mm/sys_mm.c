@@ -1,4 +1,4 @@
-/* Memory system calls: mmap, munmap, mprotect, brk, process_vm_readv and process_vm_writev. */
+/* Memory system calls: mmap, munmap, mprotect, brk, madvise, process_vm_readv and process_vm_writev. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
 #include <ccos/mm.h>
@@ -149,4 +149,49 @@ long sys_process_vm_writev(int pid, const struct iovec __user *local, unsigned l
 			   unsigned long flags)
 {
 	return process_vm_rw(pid, local, nlocal, remote, nremote, flags, true);
+}
+
+#define MADV_DONTNEED	4
+
+/* Every page of [addr, end) is in an area (else -ENOMEM); MADV_DONTNEED also wants no file behind it. */
+static long madvise_range_ok(struct mm *mm, uint64_t addr, uint64_t end, bool dontneed)
+{
+	uint64_t covered = addr;
+	struct vma *v;
+
+	for_each_vma_in(v, mm, addr, end) {
+		if (v->start > covered)
+			return -ENOMEM;
+		/* Linux would reread the file; ccos keeps no link to it: refuse, not lie. */
+		if (dontneed && v->name && v->name[0] != '[')
+			return -EINVAL;
+		covered = v->end;
+	}
+	return covered < end ? -ENOMEM : 0;
+}
+
+/*
+ * Advice: ccos maps every page at once and never pages out, so most of it
+ * (MADV_FREE, which musl's free uses, MADV_WILLNEED, ...) changes nothing.
+ * MADV_DONTNEED is a promise of Linux's too: the next read of anonymous
+ * memory finds zeros. Shared frames (the vDSO) are left alone.
+ */
+long sys_madvise(uint64_t addr, size_t len, int advice)
+{
+	struct mm *mm = current()->mm;
+	uint64_t va, *pte, end = ALIGN_UP(addr + len, PAGE_SIZE);
+	long err;
+
+	if (addr % PAGE_SIZE || end < addr || end > USER_TOP || advice < 0)
+		return -EINVAL;
+	err = madvise_range_ok(mm, addr, end, advice == MADV_DONTNEED);
+	if (err || advice != MADV_DONTNEED)
+		return err;
+	for (va = addr; (pte = pte_next(mm->pml4, &va, end)); va += PAGE_SIZE) {
+		if ((*pte & PTE_ADDR) && !(*pte & PTE_SHARED))
+			memset(phys_to_virt(*pte & PTE_ADDR), 0, PAGE_SIZE);
+		if (!(va % (512 * PAGE_SIZE)))
+			irq_window();
+	}
+	return 0;
 }

@@ -1,5 +1,8 @@
-/* Random numbers (AT_RANDOM, the vDSO's address): RDRAND/RDSEED where the CPU has them, else the TSC mixed with the RTC. */
+/* Random numbers (AT_RANDOM, the vDSO's address, getrandom): RDRAND/RDSEED where the CPU has them, else the TSC mixed with the RTC. */
 #include <ccos/random.h>
+#include <ccos/syscall.h>
+#include <ccos/errno.h>
+#include <ccos/uaccess.h>
 #include <asm/rtc.h>
 #include <ccos/printk.h>
 #include <asm/x86.h>
@@ -104,4 +107,30 @@ uint64_t get_random_u64(void)
 		return v;
 	state = mix64(state ^ rdtsc()) + 0x9e3779b97f4a7c15ul;
 	return mix64(state);
+}
+
+#define GRND_NONBLOCK	1
+#define GRND_RANDOM	2
+#define GRND_INSECURE	4
+
+/* The kernel's generator (drivers/char/random.c), which is ready from boot on: it never blocks. */
+long sys_getrandom(void __user *buf, size_t len, unsigned int flags)
+{
+	size_t done = 0;
+
+	if (flags & ~(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE) ||
+	    (flags & GRND_RANDOM && flags & GRND_INSECURE))
+		return -EINVAL;
+	len = MIN(len, 33554431ul);	/* Linux's limit for one call */
+	if (!access_ok(buf, len))
+		return -EFAULT;
+	while (done < len) {
+		uint64_t r = get_random_u64();
+		size_t n = MIN(len - done, sizeof(r));
+
+		if (copy_to_user((char __user *)buf + done, &r, n))
+			return done ? (long)done : -EFAULT;
+		done += n;
+	}
+	return done;
 }

@@ -137,9 +137,6 @@ long sys_geteuid(void);
 long sys_getgid(void);
 long sys_getegid(void);
 long sys_getgroups(int size, unsigned int __user *list);
-long sys_sched_yield(void);
-long sys_sched_getaffinity(int pid, unsigned int len, void __user *mask);
-long sys_sched_setaffinity(int pid, unsigned int len, const void __user *mask);
 long sys_uname(struct utsname __user *u);
 long sys_arch_prctl(int code, uint64_t addr);
 long sys_set_tid_address(int __user *tidptr);
@@ -149,7 +146,12 @@ long sys_personality(unsigned int persona);
 long sys_syslog(int type, char __user *buf, int len);
 long sys_getcpu(unsigned __user *cpu, unsigned __user *node, void __user *tcache);
 
-/* kernel/sys_libc.c */
+/* kernel/sched/sched.c */
+long sys_sched_yield(void);
+long sys_sched_getaffinity(int pid, unsigned int len, void __user *mask);
+long sys_sched_setaffinity(int pid, unsigned int len, const void __user *mask);
+
+/* drivers/char/random.c; mm/sys_mm.c */
 long sys_getrandom(void __user *buf, size_t len, unsigned int flags);
 long sys_madvise(uint64_t addr, size_t len, int advice);
 

@@ -1,5 +1,9 @@
-/* The scheduler: every CPU picks round robin from the one process table, preempted by its own tick. */
+/* The scheduler: every CPU picks round robin from the one process table, preempted by its own tick; sched_yield, affinity. */
 #include <ccos/proc.h>
+#include <ccos/syscall.h>
+#include <ccos/errno.h>
+#include <ccos/uaccess.h>
+#include <ccos/lib.h>
 #include <ccos/printk.h>
 #include <ccos/mm.h>
 #include <ccos/time.h>
@@ -207,4 +211,66 @@ void sched_tick(struct trap_frame *tf)
 	account_tick(tf);
 	if (user_mode(tf) && current())
 		this_cpu()->need_resched = true;
+}
+
+long sys_sched_yield(void)
+{
+	yield();
+	return 0;
+}
+
+/*
+ * CPU masks as Linux's: bit n is CPU n, in longs; the kernel's is one long
+ * (MAX_CPUS <= 64), so a buffer for it is 8 bytes. getaffinity answers the
+ * CPUs the process may run on that are online, and the mask's size.
+ */
+static uint64_t online_cpus(void)
+{
+	return (1ul << nr_cpus) - 1;
+}
+
+long sys_sched_getaffinity(int pid, unsigned int len, void __user *mask)
+{
+	struct process *p = pid ? proc_find(pid) : current();
+	uint64_t m;
+
+	if (len < sizeof(m) || len % sizeof(long))
+		return -EINVAL;
+	if (!p)
+		return -ESRCH;
+	m = p->cpus_allowed & online_cpus();
+	if (copy_to_user(mask, &m, sizeof(m)))
+		return -EFAULT;
+	return sizeof(m);
+}
+
+/*
+ * A shorter mask is taken as zeros beyond its end, a longer one is cut to
+ * the kernel's (Linux's get_user_cpu_mask); one with no online CPU is
+ * EINVAL. A process no longer allowed where it runs moves at once: the
+ * caller yields to a CPU it may run on; another is sent an IPI, and moves
+ * on its way back to user mode.
+ */
+long sys_sched_setaffinity(int pid, unsigned int len, const void __user *mask)
+{
+	struct process *p;
+	uint64_t m = 0;
+
+	if (copy_from_user(&m, mask, MIN(len, sizeof(m))))
+		return -EFAULT;
+	p = pid ? proc_find(pid) : current();
+	if (!p)
+		return -ESRCH;
+	if (!(m & online_cpus()))
+		return -EINVAL;
+	p->cpus_allowed = m;
+	if (p->state != PROC_RUNNING || (m & (1ul << p->cpu)))
+		return 0;
+	if (p == current()) {
+		sched_wake(p);
+		schedule();
+	} else {
+		sched_kick(p);
+	}
+	return 0;
 }
