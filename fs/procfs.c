@@ -9,7 +9,7 @@
 #include <ccos/printk.h>
 #include <ccos/time.h>
 #include <ccos/clock.h>
-#include <asm/lapic.h>
+#include <asm/arch.h>
 
 #define MAPS_LINE_MAX	128	/* a line is at most 73 columns and a name */
 #define SMPSTAT_LINE_MAX 256	/* 63 columns of text, a CPU's number and 7 of at most 20 digits */

@@ -10,7 +10,7 @@
 #include <ccos/random.h>
 #include <ccos/uaccess.h>
 #include <ccos/printk.h>
-#include <asm/x86.h>
+#include <asm/arch.h>
 #include <ccos/aslr.h>
 
 #define MAX_ARG_BYTES	(64 * 1024ul)

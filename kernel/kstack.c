@@ -1,8 +1,7 @@
 /* Kernel stacks: one per process slot, above a guard page, and the lazy TLB flush of freed ones. */
 #include <ccos/proc.h>
 #include <ccos/mm.h>
-#include <asm/tlb.h>
-#include <asm/x86.h>
+#include <asm/arch.h>
 
 /* Kernel stacks live in their own range, each above an unmapped guard page. */
 #define KSTACK_AREA	0xffffc00000000000ul

@@ -1,9 +1,8 @@
 /* The in-kernel test runner: runs every KTEST case and prints KTAP. */
 #include <ccos/ktest.h>
 #include <ccos/printk.h>
-#include <asm/trap.h>
+#include <asm/arch.h>
 #include <ccos/power.h>
-#include <asm/x86.h>
 
 extern const struct ktest __ktest_start[], __ktest_end[];
 

@@ -1,7 +1,7 @@
 /* kmain: the first C code; brings the machine up in order and starts init. */
 #include <ccos/boot.h>
 #include <ccos/printk.h>
-#include <asm/trap.h>
+#include <asm/arch.h>
 #include <ccos/ktest.h>
 #include <ccos/power.h>
 #include <ccos/layout.h>
@@ -11,8 +11,6 @@
 #include <ccos/file.h>
 #include <ccos/tty.h>
 #include <ccos/random.h>
-#include <asm/vsyscall.h>
-#include <asm/lapic.h>
 #include <ccos/spinlock.h>
 
 #define MB2_BOOT_MAGIC	0x36d76289

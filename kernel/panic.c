@@ -1,8 +1,7 @@
 /* panic: print what went wrong, the registers and a stack trace, then stop. */
 #include <ccos/printk.h>
-#include <asm/trap.h>
+#include <asm/arch.h>
 #include <ccos/power.h>
-#include <asm/x86.h>
 
 /* The symbol table that tools/ksyms writes into the .ksyms section. */
 struct ksym {

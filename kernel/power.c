@@ -1,6 +1,6 @@
 /* Power-off: QEMU's isa-debug-exit device first, then ACPI, then halt. */
 #include <ccos/power.h>
-#include <asm/x86.h>
+#include <asm/arch.h>
 
 #define ISA_DEBUG_EXIT_PORT	0xf4	/* -device isa-debug-exit,iobase=0xf4,iosize=0x04 */
 

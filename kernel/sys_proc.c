@@ -5,11 +5,9 @@
 #include <ccos/lib.h>
 #include <ccos/power.h>
 #include <ccos/uaccess.h>
-#include <asm/x86.h>
+#include <asm/arch.h>
 #include <ccos/printk.h>
 #include <ccos/time.h>
-#include <asm/vgetcpu.h>
-#include <asm/lapic.h>
 
 /* exit ends the calling thread, exit_group every thread of its process (kernel/thread.c). */
 long sys_exit(int code)

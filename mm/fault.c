@@ -1,11 +1,9 @@
 /* The page-fault handler: user faults go to the process, kernel faults to a fixup or panic. */
 #include <ccos/mm.h>
-#include <asm/trap.h>
+#include <asm/arch.h>
 #include <ccos/printk.h>
 #include <ccos/ktest.h>
-#include <asm/x86.h>
 #include <ccos/signal.h>
-#include <asm/vsyscall.h>
 #include <ccos/proc.h>
 
 /*

@@ -5,8 +5,7 @@
 #include <ccos/uaccess.h>
 #include <ccos/errno.h>
 #include <ccos/lib.h>
-#include <asm/trap.h>
-#include <asm/x86.h>
+#include <asm/arch.h>
 
 extern char _text[], _kernel_end[], boot_stack_guard[];
 

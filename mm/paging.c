@@ -3,7 +3,7 @@
 #include <ccos/boot.h>
 #include <ccos/printk.h>
 #include <ccos/lib.h>
-#include <asm/x86.h>
+#include <asm/arch.h>
 #include <ccos/errno.h>
 #include <ccos/uaccess.h>
 #include <ccos/proc.h>

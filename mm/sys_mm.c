@@ -5,7 +5,7 @@
 #include <ccos/errno.h>
 #include <ccos/lib.h>
 #include <ccos/uaccess.h>
-#include <asm/x86.h>
+#include <asm/arch.h>
 
 static bool range_ok(uint64_t addr, uint64_t len)
 {

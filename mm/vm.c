@@ -1,12 +1,11 @@
 /* Address spaces of processes: areas (VMAs), their pages, fork's copy. */
 #include <ccos/proc.h>
-#include <asm/tlb.h>
+#include <asm/arch.h>
 #include <ccos/mm.h>
 #include <ccos/abi.h>
 #include <ccos/errno.h>
 #include <ccos/lib.h>
 #include <ccos/printk.h>
-#include <asm/x86.h>
 #include <ccos/aslr.h>
 
 #define MMAP_BOTTOM	0x0000000010000000ul

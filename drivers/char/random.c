@@ -3,9 +3,8 @@
 #include <ccos/syscall.h>
 #include <ccos/errno.h>
 #include <ccos/uaccess.h>
-#include <asm/rtc.h>
+#include <asm/arch.h>
 #include <ccos/printk.h>
-#include <asm/x86.h>
 
 /* SDM Vol. 2: CPUID.1:ECX bit 30 = RDRAND; CPUID.(EAX=7,ECX=0):EBX bit 18 = RDSEED. */
 #define CPUID1_ECX_RDRAND	(1u << 30)

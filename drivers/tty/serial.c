@@ -1,8 +1,7 @@
 /* The COM1 UART (16550): 115200 baud, 8N1; output polled, input by interrupt into the line discipline (n_tty.c). */
 #include <ccos/printk.h>
 #include <ccos/tty.h>
-#include <asm/pic.h>
-#include <asm/x86.h>
+#include <asm/arch.h>
 
 #define COM1		0x3f8
 #define LSR_DATA_READY	0x01	/* line status register bit 0: a received byte waits */

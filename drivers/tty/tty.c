@@ -8,7 +8,7 @@
 #include <ccos/mm.h>
 #include <ccos/printk.h>
 #include <ccos/uaccess.h>
-#include <asm/x86.h>
+#include <asm/arch.h>
 
 /* ioctl requests (asm-generic/ioctls.h). */
 #define TCGETS		0x5401

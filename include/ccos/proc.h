@@ -3,7 +3,7 @@
 #define CCOS_PROC_H
 
 #include <ccos/types.h>
-#include <asm/trap.h>
+#include <asm/arch.h>
 #include <ccos/layout.h>
 #include <ccos/signal.h>
 #include <ccos/path.h>

@@ -4,7 +4,7 @@
 
 #include <ccos/types.h>
 #include <ccos/time_types.h>
-#include <asm/vvar.h>
+#include <asm/arch.h>
 
 #define HZ		100	/* timer interrupts per second */
 
@@ -22,7 +22,6 @@ extern uint64_t tick_nsec;
 struct trap_frame;
 
 /* Bring up ACPI, HPET, TSC, RTC, clocksource, timekeeping and the tick; enables interrupts. */
-void time_init(void);
 
 /*
  * Called from the timer interrupt after jiffies and time advanced, with

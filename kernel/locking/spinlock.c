@@ -3,8 +3,7 @@
 #include <ccos/boot.h>
 #include <ccos/printk.h>
 #include <ccos/proc.h>
-#include <asm/tlb.h>
-#include <asm/x86.h>
+#include <asm/arch.h>
 
 /*
  * As xv6's push_off/pop_off: spin_lock turns interrupts off on this CPU

@@ -3,7 +3,7 @@
 #include <ccos/spinlock.h>
 #include <ccos/boot.h>
 #include <ccos/proc.h>
-#include <asm/x86.h>
+#include <asm/arch.h>
 
 static DEFINE_SPINLOCK(test_lock);
 

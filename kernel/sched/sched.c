@@ -7,9 +7,8 @@
 #include <ccos/printk.h>
 #include <ccos/mm.h>
 #include <ccos/time.h>
-#include <asm/lapic.h>
+#include <asm/arch.h>
 #include <ccos/spinlock.h>
-#include <asm/x86.h>
 
 /*
  * The kernel is not preemptible: it runs with interrupts off, except in

@@ -5,8 +5,7 @@
 #include <ccos/lib.h>
 #include <ccos/uaccess.h>
 #include <ccos/spinlock.h>
-#include <asm/x86.h>
-#include <asm/vsyscall.h>
+#include <asm/arch.h>
 
 #define MINSIGSTKSZ	2048
 

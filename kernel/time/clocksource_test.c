@@ -1,7 +1,7 @@
 /* Tests of mult/shift conversion and of the shared gtod reader on synthetic data. */
 #include <ccos/ktest.h>
 #include <ccos/clock.h>
-#include <asm/vgtod.h>
+#include <asm/arch.h>
 
 static uint64_t to_ns(uint64_t num, uint64_t den, uint64_t cycles)
 {

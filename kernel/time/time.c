@@ -1,7 +1,7 @@
 /* The clock API for system calls and the scheduler: clock_gettime, clock_getres, gettimeofday, ktime_*. */
 #include <ccos/time.h>
 #include <ccos/clock.h>
-#include <asm/vgtod.h>
+#include <asm/arch.h>
 #include <ccos/errno.h>
 
 static const struct vsyscall_gtod_data *const gtod = &vvar.vsyscall_gtod_data;

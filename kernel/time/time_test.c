@@ -3,7 +3,7 @@
 #include <ccos/time.h>
 #include <ccos/clock.h>
 #include <ccos/errno.h>
-#include <asm/x86.h>
+#include <asm/arch.h>
 
 static int64_t ts_ns(const struct timespec *ts)
 {

@@ -1,7 +1,7 @@
 /* Timekeeping: advance wall and monotonic time from the clocksource at each tick, and publish it in the vvar page. */
 #include <ccos/time.h>
 #include <ccos/clock.h>
-#include <asm/vvar.h>
+#include <asm/arch.h>
 #include <ccos/lab.h>
 
 /*

@@ -1,5 +1,5 @@
 /* The vvar page's kernel copy; mm maps the same page for user mode at VVAR_ADDRESS. */
-#include <asm/vvar.h>
+#include <asm/arch.h>
 #include <ccos/types.h>
 
 /*

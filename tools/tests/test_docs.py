@@ -246,3 +246,20 @@ def test_reading_paths_need_at_most_seven_files():
     long = ["%s: %d files" % (t, len(fs)) for t, fs in paths.items() if len(fs) > 7]
     assert not long, "paths of more than seven files:\n  " + "\n  ".join(long)
     assert all(paths.values()), "a path names no file: %s" % paths
+
+
+GENERIC = ("kernel/", "mm/", "fs/", "drivers/", "include/ccos/")
+
+
+def test_generic_code_uses_the_architecture_through_asm_arch_h():
+    """kernel/, mm/, fs/, drivers/ and include/ccos/ include no asm/ header but asm/arch.h, the list of what they may call."""
+    out = subprocess.run(["git", "-C", ROOT, "ls-files", "--cached", "--others", "--exclude-standard"]
+                         + list(GENERIC), capture_output=True, text=True, check=True).stdout
+    found = []
+    for path in out.split():
+        if not path.endswith((".c", ".h")):
+            continue
+        with open(os.path.join(ROOT, path)) as f:
+            found += ["%s:%d: %s" % (path, i + 1, l.strip()) for i, l in enumerate(f)
+                      if re.match(r"\s*#\s*include\s*<asm/(?!arch\.h>)", l)]
+    assert not found, "generic code includes the architecture's own headers:\n  " + "\n  ".join(found)

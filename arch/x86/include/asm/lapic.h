@@ -2,7 +2,7 @@
 #ifndef CCOS_LAPIC_H
 #define CCOS_LAPIC_H
 
-#include <ccos/types.h>
+#include <asm/arch.h>
 
 /*
  * The kernel's own vectors, above the devices': an APIC ranks a vector's
@@ -30,10 +30,7 @@ void lapic_timer_calibrate_begin(void);			/* before tsc_init */
 bool lapic_timer_init(uint64_t *count, uint64_t *hz);	/* the boot CPU: one tick is count / hz s */
 void lapic_timer_start(void);				/* this CPU's, periodic at HZ */
 
-extern int nr_cpus;		/* CPUs up, the boot CPU included */
 extern bool lapic_ready;	/* lapic_init succeeded: IPIs can be sent */
-void smp_init(void);
-void smp_start_aps(void);	/* after mark_ro_after_init: the APs enter the scheduler */
-void smp_send_reschedule(int cpu);
+/* nr_cpus, smp_init, smp_start_aps, smp_send_reschedule: asm/arch.h */
 
 #endif

@@ -1,0 +1,58 @@
+/*
+ * What generic code (kernel/, mm/, fs/, drivers/, include/ccos/) may use
+ * of the architecture: the one header of arch/x86/include/asm/ it
+ * includes (tools/tests/test_docs.py holds it to that). Everything else
+ * in asm/ is the architecture's own business.
+ */
+#ifndef CCOS_ASM_ARCH_H
+#define CCOS_ASM_ARCH_H
+
+#include <ccos/types.h>
+#include <ccos/time_types.h>
+
+/* The instructions: cli, sti, pause, rdtsc, MSRs, control registers, irq_window. */
+#include <asm/x86.h>
+/* The trap frame, user_mode, the selectors and vectors; gdt_init, idt_init, tss_set_rsp0. */
+#include <asm/trap.h>
+/* The vsyscall ABI's pages: their entries and modes, the vvar page, its time data, getcpu. */
+#include <asm/vsyscall.h>
+#include <asm/vvar.h>
+#include <asm/vgetcpu.h>
+
+/* The CPUs (arch/x86/smp.c, lapic.c). */
+extern int nr_cpus;		/* CPUs up, the boot CPU included */
+void smp_init(void);
+void smp_start_aps(void);	/* after mark_ro_after_init: the APs enter the scheduler */
+void smp_send_reschedule(int cpu);
+
+/*
+ * TLB shootdown (arch/x86/tlb.c). After changing or removing entries of
+ * [start, end) in the page tables at pml4 (kernel_pml4: the kernel's,
+ * which every CPU uses), and flushing them on this CPU: every other CPU
+ * that may hold them flushes them too, and the call returns only when
+ * all have. Call it before the frames or the old permissions are relied
+ * on being gone, inside the kernel lock, holding no spinlock.
+ */
+void tlb_shootdown(uint64_t pml4, uint64_t start, uint64_t end);
+void tlb_shootdown_poll(void);	/* answer a request meant for this CPU */
+
+/* Device interrupts, ISA IRQ 0-15 at vectors IRQ_BASE..+15 (arch/x86/pic.c). */
+#define IRQ_TIMER	0	/* PIT channel 0 */
+#define IRQ_CASCADE	2	/* the slave PIC */
+#define IRQ_COM1	4
+#define IRQ_RTC		8
+/* Install handler for irq and unmask it (I/O APIC or 8259); the handler must call irq_eoi. */
+void irq_set_handler(int irq, trap_handler_t handler);
+void irq_eoi(int irq);		/* the 8259's EOI, or the local APIC's under the I/O APIC */
+
+/* The CMOS real-time clock (arch/x86/rtc.c): a decoded calendar time, UTC. */
+struct rtc_time {
+	int year, mon, mday, hour, min, sec;	/* mon 1-12, mday 1-31 */
+};
+bool rtc_read(struct rtc_time *t);	/* false if the RTC never settled */
+time64_t rtc_mktime(const struct rtc_time *t);	/* seconds since 1970-01-01 UTC */
+
+/* Time's hardware (arch/x86/timer.c): ACPI, HPET, TSC, RTC, then the tick. */
+void time_init(void);
+
+#endif
