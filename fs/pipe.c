@@ -3,6 +3,7 @@
 #include <ccos/tty.h>
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
+#include <ccos/sched.h>
 #include <ccos/abi.h>
 #include <ccos/errno.h>
 #include <ccos/lib.h>

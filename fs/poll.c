@@ -3,6 +3,7 @@
 #include <ccos/file.h>
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
+#include <ccos/sched.h>
 #include <ccos/errno.h>
 #include <ccos/lib.h>
 #include <ccos/mm.h>

@@ -1,6 +1,7 @@
 /* /proc files, made at open time: /proc/PID's and meminfo in Linux's format, and ccos's smpstat. */
 #include <ccos/file.h>
 #include <ccos/proc.h>
+#include <ccos/vm.h>
 #include <ccos/boot.h>
 #include <ccos/mm.h>
 #include <ccos/abi.h>

@@ -1,6 +1,7 @@
 /* The ELF loader: checks a static x86-64 executable and maps its segments. */
 #include <ccos/elf.h>
 #include <ccos/proc.h>
+#include <ccos/vm.h>
 #include <ccos/mm.h>
 #include <ccos/abi.h>
 #include <ccos/errno.h>

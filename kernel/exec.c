@@ -1,5 +1,7 @@
 /* execve: a new address space from an ELF module, and Linux's initial stack. */
 #include <ccos/proc.h>
+#include <ccos/vm.h>
+#include <ccos/sched.h>
 #include <ccos/elf.h>
 #include <ccos/file.h>
 #include <ccos/path.h>

@@ -1,6 +1,9 @@
 /* New processes and threads: fork, vfork and clone. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
+#include <ccos/vm.h>
+#include <ccos/sched.h>
+#include <ccos/path.h>
 #include <ccos/file.h>
 #include <ccos/abi.h>
 #include <ccos/errno.h>

@@ -1,5 +1,8 @@
 /* Processes: the table, exit, and starting init. */
 #include <ccos/proc.h>
+#include <ccos/vm.h>
+#include <ccos/sched.h>
+#include <ccos/path.h>
 #include <ccos/syscall.h>
 #include <ccos/file.h>
 #include <ccos/tty.h>

@@ -1,6 +1,7 @@
 /* What the system has and allows: sysinfo, and the resource limits of getrlimit and prlimit64. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
+#include <ccos/file.h>
 #include <ccos/mm.h>
 #include <ccos/errno.h>
 #include <ccos/time.h>

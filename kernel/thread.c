@@ -1,6 +1,7 @@
 /* Thread groups: a process's threads, exit of one vs all, exec from a thread, signals to a group. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
+#include <ccos/sched.h>
 #include <ccos/errno.h>
 #include <ccos/lib.h>
 

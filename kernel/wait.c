@@ -1,6 +1,7 @@
 /* A child's end as its parent learns it: the exit signal, wait4 and waitid, and the reaping. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
+#include <ccos/sched.h>
 #include <ccos/abi.h>
 #include <ccos/errno.h>
 #include <ccos/uaccess.h>

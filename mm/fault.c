@@ -5,6 +5,7 @@
 #include <ccos/ktest.h>
 #include <ccos/signal.h>
 #include <ccos/proc.h>
+#include <ccos/vm.h>
 
 /*
  * The kernel-half pages that Linux maps as an area of the process

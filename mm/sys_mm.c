@@ -1,6 +1,7 @@
 /* Memory system calls: mmap, munmap, mprotect, brk, madvise, process_vm_readv and process_vm_writev. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
+#include <ccos/vm.h>
 #include <ccos/mm.h>
 #include <ccos/errno.h>
 #include <ccos/lib.h>

@@ -1,5 +1,6 @@
 /* Address spaces of processes: areas (VMAs), their pages, fork's copy. */
 #include <ccos/proc.h>
+#include <ccos/vm.h>
 #include <asm/arch.h>
 #include <ccos/mm.h>
 #include <ccos/abi.h>

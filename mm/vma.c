@@ -1,5 +1,6 @@
 /* The areas of an address space: an AVL tree by address, each node knowing its subtree's holes. */
 #include <ccos/proc.h>
+#include <ccos/vm.h>
 #include <ccos/mm.h>
 #include <ccos/lib.h>
 

@@ -1,6 +1,7 @@
 /* In-kernel tests of the tree of areas: its shape, lookups and hole search against a plain map of pages. */
 #include <ccos/ktest.h>
 #include <ccos/proc.h>
+#include <ccos/vm.h>
 #include <ccos/mm.h>
 #include <ccos/lib.h>
 

@@ -3,6 +3,7 @@
 #include <asm/acpi.h>
 #include <ccos/mm.h>
 #include <ccos/proc.h>
+#include <ccos/sched.h>
 #include <ccos/printk.h>
 #include <ccos/lib.h>
 #include <ccos/time.h>

@@ -88,4 +88,20 @@ void fifo_orphan(struct pipe *pp);
 /* /dev/null, /dev/zero and /dev/tty (drivers/char/dev.c); NULL with *err -ENOENT for another path. */
 struct file *dev_open(const char *path, long *err);
 
+#define NOFILE		32	/* descriptors a process may have open */
+
+/* A process's descriptors: one table shared by its threads (CLONE_FILES), copied by fork. */
+struct fdtable {
+	int refs;
+	uint64_t cloexec;		/* bit fd: close fd at exec (FD_CLOEXEC) */
+	struct file *fd[NOFILE];
+};
+
+/* fs/fdtable.c */
+struct fdtable *fdtable_alloc(void);
+struct fdtable *fdtable_copy(struct fdtable *t);
+struct fdtable *fdtable_share(struct fdtable *t);
+void fdtable_put(struct fdtable *t);
+int fdtable_unshare(struct fdtable **t);
+
 #endif

@@ -66,4 +66,18 @@ struct file *link_open(const char *path, long *err);	/* for lstat; -ENOENT if no
 const char *bin_link_at(uint64_t i);	/* the i-th name of /bin that is a link, or NULL */
 void bin_links_init(void);
 
+/* Where relative paths start, and the umask: shared by CLONE_FS, copied by fork. */
+struct fs_struct {
+	int refs;
+	uint32_t umask;
+	struct place cwd;		/* the working directory, its node held (fs/path.c) */
+};
+
+/* fs/fs_struct.c */
+struct fs_struct *fs_alloc(void);
+struct fs_struct *fs_copy(struct fs_struct *fs);
+struct fs_struct *fs_share(struct fs_struct *fs);
+void fs_put(struct fs_struct *fs);
+void fs_chdir(struct fs_struct *fs, const struct place *to);
+
 #endif

@@ -1,6 +1,8 @@
 /* Futexes: sleeping until a user word changes (wait, wake, requeue); robust lists are kernel/futex/robust.c's. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
+#include <ccos/vm.h>
+#include <ccos/sched.h>
 #include <ccos/abi.h>
 #include <ccos/errno.h>
 #include <ccos/lib.h>

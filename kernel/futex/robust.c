@@ -1,6 +1,7 @@
 /* Robust futexes: set_robust_list, get_robust_list, and the walk of a dying thread's list. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
+#include <ccos/vm.h>
 #include <ccos/errno.h>
 #include <ccos/uaccess.h>
 

@@ -1,5 +1,6 @@
 /* The scheduler: every CPU picks round robin from the one process table, preempted by its own tick; sched_yield, affinity. */
 #include <ccos/proc.h>
+#include <ccos/vm.h>
 #include <ccos/syscall.h>
 #include <ccos/errno.h>
 #include <ccos/uaccess.h>

@@ -1,6 +1,7 @@
 /* Signals: delivery, default actions, Linux's rt_sigframe, rt_sigreturn, masks, sigaltstack. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
+#include <ccos/sched.h>
 #include <ccos/errno.h>
 #include <ccos/lib.h>
 #include <ccos/uaccess.h>

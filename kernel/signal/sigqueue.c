@@ -1,6 +1,7 @@
 /* Pending signals: a thread's own and its process's shared set, queueing, taking the next, rt_sigpending. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
+#include <ccos/sched.h>
 #include <ccos/errno.h>
 #include <ccos/uaccess.h>
 #include <ccos/time.h>

@@ -1,6 +1,7 @@
 /* Time system calls: gettimeofday, time, clock_gettime, clock_getres, nanosleep, alarm. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
+#include <ccos/sched.h>
 #include <ccos/time.h>
 #include <ccos/errno.h>
 #include <ccos/uaccess.h>

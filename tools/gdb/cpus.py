@@ -22,7 +22,7 @@ def thread_of_each_cpu():
 class Cpus(gdb.Command):
     """Each CPU that is up: ccos-cpus.
 
-For cpus[n] (struct percpu, include/ccos/proc.h): the gdb thread that is
+For cpus[n] (struct percpu, arch/x86/include/asm/percpu.h): the gdb thread that is
 this CPU (QEMU's stub shows one thread per CPU: `thread N` selects it),
 its APIC id, its GS base (&cpus[n], what GS.base holds while it runs the
 kernel), the process it runs, and whether it is idle or asked to

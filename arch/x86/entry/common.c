@@ -1,6 +1,7 @@
 /* The entry layer: every way into the kernel and back out, and where the kernel lock is taken. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
+#include <ccos/sched.h>
 #include <ccos/errno.h>
 #include <ccos/spinlock.h>
 #include <asm/unistd_64.h>

@@ -33,7 +33,7 @@ trap_stub_%1:
 %endrep
 
 ; GS and swapgs. In the kernel, GS.base is the running CPU's struct percpu
-; (include/ccos/proc.h): this_cpu(), current() and the SYSCALL entry's
+; (arch/x86/include/asm/percpu.h): this_cpu(), current() and the SYSCALL entry's
 ; stack all come from GS:0, GS:8, ... In user mode GS.base is the
 ; program's own (arch_prctl ARCH_SET_GS), any value it likes. swapgs
 ; exchanges GS.base with IA32_KERNEL_GS_BASE (SDM Vol. 2B, SWAPGS), so the

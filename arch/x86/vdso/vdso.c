@@ -1,5 +1,6 @@
 /* The vDSO, kernel side: its image, its parameters, and mapping it into every new process. */
 #include <ccos/proc.h>
+#include <ccos/vm.h>
 #include <ccos/mm.h>
 #include <ccos/abi.h>
 #include <ccos/elf.h>

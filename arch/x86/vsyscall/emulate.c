@@ -2,6 +2,7 @@
 #include <asm/vsyscall.h>
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
+#include <ccos/vm.h>
 #include <ccos/signal.h>
 #include <asm/trap.h>
 #include <ccos/boot.h>

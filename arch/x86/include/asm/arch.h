@@ -18,6 +18,10 @@
 #include <asm/vsyscall.h>
 #include <asm/vvar.h>
 #include <asm/vgetcpu.h>
+/* The running CPU's block (GS): this_cpu(), current(). */
+#include <asm/percpu.h>
+
+struct mm;
 
 /* The CPUs (arch/x86/smp.c, lapic.c). */
 extern int nr_cpus;		/* CPUs up, the boot CPU included */
@@ -54,5 +58,15 @@ time64_t rtc_mktime(const struct rtc_time *t);	/* seconds since 1970-01-01 UTC *
 
 /* Time's hardware (arch/x86/timer.c): ACPI, HPET, TSC, RTC, then the tick. */
 void time_init(void);
+
+/* arch/x86/switch_to.asm and arch/x86/syscall.c */
+void switch_to(uint64_t *save_rsp, uint64_t new_rsp);
+void syscall_init(void);
+void fpu_init(void);
+extern uint8_t fpu_initial_state[512];
+
+/* arch/x86/vdso: map the vDSO into a new address space (AT_SYSINFO_EHDR) */
+void vdso_init(void);
+int map_vdso(struct mm *mm, bool randomize);
 
 #endif

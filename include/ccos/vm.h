@@ -1,0 +1,60 @@
+/* Address spaces of processes: their areas (mm/vma.c) and the calls that change them (mm/vm.c). */
+#ifndef CCOS_VM_H
+#define CCOS_VM_H
+
+#include <ccos/types.h>
+
+/* A user memory area, as /proc/self/maps shows it. */
+struct vma {
+	uint64_t start, end;
+	int prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC */
+	bool shared;		/* kernel-owned frames (the vDSO): never written */
+	const char *name;	/* a path, "[heap]", "[stack]", or NULL */
+	uint64_t offset;	/* in the file, for ELF segments */
+	/* The tree of areas (mm/vma.c): children, and of the subtree: */
+	struct vma *left, *right;
+	uint64_t lo, hi;	/* the lowest start and the highest end */
+	uint64_t gap;		/* the largest hole between two of its areas */
+	int height;
+};
+
+/* An address space: page tables and the areas in them. */
+struct mm {
+	uint64_t pml4;
+	struct vma *vmas;	/* the root of the tree of areas */
+	size_t nr_vmas;
+	uint64_t brk_start, brk;
+	uint64_t vdso_base;
+	uint64_t mmap_base;		/* mmap areas grow down from here */
+	uint64_t arg_start, arg_end;	/* exec's argument strings, which /proc/PID/cmdline reads */
+	int refs;
+};
+
+/* mm/vm.c: address spaces */
+struct mm *mm_create(void);
+struct mm *mm_copy(struct mm *old);
+void mm_release(struct mm *mm);
+int mm_map(struct mm *mm, uint64_t start, uint64_t len, int prot, const char *name);
+int mm_map_shared(struct mm *mm, uint64_t start, uint64_t phys, size_t npages, int prot,
+		  const char *name);
+int mm_unmap(struct mm *mm, uint64_t start, uint64_t len);
+int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot);
+uint64_t mm_find_gap(struct mm *mm, uint64_t len);
+int copy_to_mm(struct mm *mm, uint64_t va, const void *src, size_t n);
+int copy_from_mm(struct mm *mm, void *dst, uint64_t va, size_t n);
+int copy_mm_as_user(struct mm *mm, uint64_t va, void *buf, size_t n, bool to_mm);
+int copy_from_mm_or_gate(struct mm *mm, void *dst, uint64_t va, size_t n);
+uint64_t prot_to_pte(int prot);
+
+/* mm/vma.c: the areas, by address */
+void vma_insert(struct mm *mm, struct vma *v);
+void vma_remove(struct mm *mm, struct vma *v);
+struct vma *vma_next(struct mm *mm, uint64_t addr);	/* the first area ending above addr */
+struct vma *mm_find_vma(struct mm *mm, uint64_t addr);	/* the area holding addr, or NULL */
+uint64_t vma_find_gap(struct mm *mm, uint64_t lo, uint64_t hi, uint64_t len);
+void vma_free_all(struct mm *mm);
+/* Each area that meets [from, to), in order; the body may split v, not free it. */
+#define for_each_vma_in(v, mm, from, to) \
+	for ((v) = vma_next((mm), (from)); (v) && (v)->start < (to); (v) = vma_next((mm), (v)->end))
+
+#endif
