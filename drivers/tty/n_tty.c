@@ -2,6 +2,7 @@
 #include <ccos/tty.h>
 #include <ccos/file.h>
 #include <ccos/proc.h>
+#include <ccos/sched.h>
 #include <ccos/abi.h>
 #include <ccos/errno.h>
 #include <ccos/lib.h>
