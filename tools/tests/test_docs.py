@@ -150,6 +150,31 @@ def test_native_page_table_matches_the_build():
     assert doc_syscalls == ["%03x" % o for o in syscalls]
 
 
+def test_attack_gadget_table_matches_the_build():
+    """docs/attack.md's gadgets are the build's bytes, and its sample line the build's gadgets,
+    where the build's compiler is the one the table names (docs copied from another build
+    gave students addresses and a count of pops that were not theirs)."""
+    with open(os.path.join(ROOT, "docs", "attack.md")) as f:
+        text = f.read()
+    said = re.search(r"built by (GCC \d+\.\d+\.\d+)", text)
+    assert said, "docs/attack.md does not say which compiler built its gadget table"
+    if build_compiler() != said.group(1):
+        pytest.skip("docs/attack.md's gadgets are %s's; this build is %s's" % (said.group(1), build_compiler()))
+    with open(os.path.join(ROOT, "build", "vsyscall_native.bin"), "rb") as f:
+        page = f.read()
+    rows = re.findall(r"^\| `ffffffffff6([0-9a-f]{5})` \| `((?:[0-9a-f]{2} ?)+)` \|", text, re.M)
+    assert len(rows) == 3, "docs/attack.md's gadget table has %d rows, not 3" % len(rows)
+    for off, hexbytes in rows:
+        want = bytes.fromhex(hexbytes)
+        got = page[int(off, 16):int(off, 16) + len(want)]
+        assert got == want, "docs/attack.md: ffffffffff6%s holds %s in this build, not %s" % (
+            off, got.hex(" "), hexbytes)
+    pops = len(re.findall(r"pop %", re.search(r"`syscall;([^`]*)`", text).group(1)))
+    sample = "attack: fixed-syscall: ret ffffffffff6%s, xor eax,eax; ret ffffffffff6%s, syscall " \
+             "ffffffffff6%s (then %d pops, ret)" % (rows[0][0], rows[1][0], rows[2][0], pops)
+    assert sample in text, "docs/attack.md's sample output does not show its table: %s" % sample
+
+
 def sample_patterns(text):
     """README's sample boot output as regexes: numbers may change, the lines may not."""
     block = text[text.index("```\nccos: booting") + 4:]
