@@ -222,7 +222,8 @@ test: setup-check
 	  status=$$?; $$py tools/summary $(BUILD)/test-results.xml || status=1; exit $$status
 
 # The course kit (docs/teaching.md): the labs in order, a lab's student
-# tree, grading (LAB= one lab; in a student tree, its own), hand-in.
+# tree, grading (LAB= one lab; in a student tree, its own; RESULTS=FILE also
+# writes Gradescope's results.json), hand-in (of the sources graded).
 labs:
 	$(Q)$(PYTHON) tools/labs/labs list
 
@@ -232,7 +233,7 @@ lab-tree:
 
 grade: setup-check
 	$(Q)$(MAKE) --no-print-directory all GRUB_TIMEOUT=0
-	$(Q)$(PYTHON) tools/labs/labs grade $(LAB)
+	$(Q)$(PYTHON) tools/labs/labs grade $(LAB) $(if $(RESULTS),--results $(RESULTS))
 
 handin:
 	$(Q)$(PYTHON) tools/labs/labs handin $(LAB)

@@ -45,6 +45,18 @@ class Lab:
     title: str
     checks: tuple = ()          # empty: not graded yet (the handout says why)
 
+    def __post_init__(self):
+        """Each check's id is unique, and what it needs comes before it in the lab."""
+        seen = set()
+        for c in self.checks:
+            if c.id in seen:
+                raise ValueError("lab %s: two checks have the id %s" % (self.name, c.id))
+            for n in c.needs:
+                if n not in seen:
+                    raise ValueError("lab %s: %s needs %s, which is not an earlier check of the lab"
+                                     % (self.name, c.id, n))
+            seen.add(c.id)
+
     @property
     def slug(self):
         return "%02d-%s" % (self.number, self.name)
@@ -66,103 +78,125 @@ class Lab:
         return sum(c.points for c in self.checks)
 
 
+CALLS = "gettimeofday_between_syscalls"     # the first call: what the refusals need
+
+
 def calls_answer(boot, how, points=(20, 10, 10)):
     """The three entries answer as their system calls do, in the boot named."""
-    return (ktap(points[0], "gettimeofday at +0x000 %s" % how, boot, "gettimeofday_between_syscalls"),
+    return (ktap(points[0], "gettimeofday at +0x000 %s" % how, boot, CALLS),
             ktap(points[1], "time at +0x400 %s" % how, boot, "time_matches_syscall"),
             ktap(points[2], "getcpu at +0x800 %s" % how, boot, "getcpu_matches_syscall"))
 
 
 def bad_input_kills(boot):
-    """An emulated call with a bad pointer or a bad stack: SIGSEGV, nothing written."""
+    """An emulated call with a bad pointer or a bad stack: SIGSEGV, nothing written.
+    A SIGSEGV for everything passes these: they count once a good call works."""
     return (ktap(5, "a bad pointer: SIGSEGV, nothing written", boot,
-                 "bad_pointers_sigsegv_nothing_written"),
+                 "bad_pointers_sigsegv_nothing_written", needs=[CALLS]),
             ktap(5, "outputs across pages: SIGSEGV, nothing written", boot,
-                 "outputs_across_pages_nothing_written"),
-            ktap(10, "a bad stack: SIGSEGV", boot, "bad_stack_sigsegv"))
+                 "outputs_across_pages_nothing_written", needs=[CALLS]),
+            ktap(10, "a bad stack: SIGSEGV", boot, "bad_stack_sigsegv", needs=[CALLS]))
 
+
+VVAR_READ = "fixmap_vvar_readable_jiffies_advance"
+HPET_READ = "fixmap_hpet_readable_counter_advances"
+GATE_OPEN = "gate_0xcc_open_to_ring3"
+SERVED = "vdso_served_in_user_mode"
 
 LABS = [
     Lab(1, "fixmap", "the fixmap: the vvar page and the HPET page", (
-        page(20, "vvar page: user, read-only, no-execute", "emulate", VVAR,
+        page(20, "vvar page: user, read-only, no-execute", "emulate", VVAR, "vvar_page_flags",
              user=True, rw=False, nx=True),
-        page(20, "HPET page: user, read-only, no-execute, uncached", "emulate", HPET,
+        page(20, "HPET page: user, read-only, no-execute, uncached", "emulate", HPET, "hpet_page_flags",
              user=True, rw=False, nx=True, pcd=True, pwt=True),
-        only_fixmap_user(10, "no other kernel-half page is user-accessible", "emulate"),
-        ktap(10, "ring 3 reads the vvar page; jiffies advance", "emulate", "fixmap_vvar_readable_jiffies_advance"),
-        ktap(10, "ring 3 cannot write the vvar page", "emulate", "fixmap_vvar_not_writable"),
-        ktap(10, "ring 3 cannot execute the vvar page", "emulate", "fixmap_vvar_not_executable"),
-        ktap(5, "ring 3 reads the HPET counter", "emulate", "fixmap_hpet_readable_counter_advances"),
-        ktap(5, "ring 3 cannot write the HPET page", "emulate", "fixmap_hpet_not_writable"),
-        ktap(5, "ring 3 cannot execute the HPET page", "emulate", "fixmap_hpet_not_executable"),
+        only_fixmap_user(10, "no other kernel-half page is user-accessible", "emulate",
+                         "no_other_user_page", needs=["vvar_page_flags", "hpet_page_flags"]),
+        ktap(10, "ring 3 reads the vvar page; jiffies advance", "emulate", VVAR_READ),
+        ktap(10, "ring 3 cannot write the vvar page", "emulate", "fixmap_vvar_not_writable",
+             needs=[VVAR_READ]),
+        ktap(10, "ring 3 cannot execute the vvar page", "emulate", "fixmap_vvar_not_executable",
+             needs=[VVAR_READ]),
+        ktap(5, "ring 3 reads the HPET counter", "emulate", HPET_READ),
+        ktap(5, "ring 3 cannot write the HPET page", "emulate", "fixmap_hpet_not_writable",
+             needs=[HPET_READ]),
+        ktap(5, "ring 3 cannot execute the HPET page", "emulate", "fixmap_hpet_not_executable",
+             needs=[HPET_READ]),
         answers(5),
     )),
     Lab(2, "gate", "the 0xcc gate: int $0xcc from ring 3", (
-        ktap(30, "int $0xcc from ring 3 is not a #GP (the gate's DPL is 3)", "emulate",
-             "gate_0xcc_open_to_ring3"),
+        ktap(30, "int $0xcc from ring 3 is not a #GP (the gate's DPL is 3)", "emulate", GATE_OPEN),
         ktap(30, "int $0xcc arrives as vector 0xcc, error code 0, and kills with SIGSEGV", "emulate",
              "gate_0xcc_reaches_its_handler"),
-        ktap(20, "int $0xcd from ring 3 is still a #GP", "emulate", "gate_0xcd_still_closed"),
-        ktap(15, "int3 from ring 3 is still SIGTRAP", "emulate", "gate_int3_still_sigtrap"),
+        ktap(20, "int $0xcd from ring 3 is still a #GP", "emulate", "gate_0xcd_still_closed",
+             needs=[GATE_OPEN]),
+        ktap(15, "int3 from ring 3 is still SIGTRAP", "emulate", "gate_int3_still_sigtrap",
+             needs=[GATE_OPEN]),
         answers(5),
     )),
     Lab(3, "emulate", "emulate_vsyscall: the checks, the call, the emulated ret", (
         *calls_answer("emulate", "is emulated"),
-        ktap(5, "every other offset of the page is harmless", "emulate", "call_every_offset"),
+        ktap(5, "every other offset of the page is harmless", "emulate", "call_every_offset",
+             needs=[CALLS]),
         *bad_input_kills("emulate"),
-        ktap(10, "strict seccomp: SIGKILL", "emulate", "seccomp_strict"),
+        ktap(10, "strict seccomp: SIGKILL", "emulate", "seccomp_strict", needs=[CALLS]),
         line(5, "console: illegal int 0xcc warning", "emulate",
-             r"\[\d+\] illegal int 0xcc \(exploit attempt\?\) ip:[0-9a-f]+ sp:"),
+             r"\[\d+\] illegal int 0xcc \(exploit attempt\?\) ip:[0-9a-f]+ sp:", "warn_illegal"),
         line(5, "console: bad stack warning", "emulate",
-             r"\[\d+\] int 0xcc with bad stack \(exploit attempt\?\) ip:ffffffffff6"),
+             r"\[\d+\] int 0xcc with bad stack \(exploit attempt\?\) ip:ffffffffff6", "warn_bad_stack"),
         line(5, "console: bad pointer warning, every register", "emulate",
              r"^\S+\[\d+\] vsyscall fault \(exploit attempt\?\) ip:ffffffffff600000 "
-             r"sp:[0-9a-f]+ ax:[0-9a-f]+ si:[0-9a-f]+ di:[0-9a-f]+$"),
+             r"sp:[0-9a-f]+ ax:[0-9a-f]+ si:[0-9a-f]+ di:[0-9a-f]+$", "warn_fault"),
         count_between(5, "console: 100 illegal int 0xcc, at most 10 warnings", "emulate",
                       "# illegal int 0xcc burst: begin", "# illegal int 0xcc burst: end",
-                      r"illegal int 0xcc \(exploit attempt\?\)", 1, 10),
+                      r"illegal int 0xcc \(exploit attempt\?\)", 1, 10, "warn_rate_limited",
+                      needs=["warn_illegal"]),
         answers(5),
     )),
     Lab(4, "xonly", "xonly: emulate from the instruction-fetch fault", (
-        ktap(5, "the test program sees xonly", "xonly", "mode_detected"),
         *calls_answer("xonly", "is emulated"),
-        ktap(10, "reading the page faults", "xonly", "page_readable_per_mode"),
-        ktap(10, "every other offset faults", "xonly", "call_every_offset"),
+        ktap(5, "the test program sees xonly", "xonly", "mode_detected", needs=[CALLS]),
+        ktap(10, "reading the page faults", "xonly", "page_readable_per_mode", needs=[CALLS]),
+        ktap(10, "every other offset faults", "xonly", "call_every_offset", needs=[CALLS]),
         *bad_input_kills("xonly"),
-        line(10, "console: read attempt warning", "xonly", r"\[\d+\] vsyscall read attempt denied ip:"),
+        line(10, "console: read attempt warning", "xonly", r"\[\d+\] vsyscall read attempt denied ip:",
+             "warn_read"),
         answers(5),
     )),
     Lab(5, "timekeeping", "timekeeping: calibrate the TSC, publish the clock under the seqcount", (
         line(10, "console: the TSC calibrated against the HPET", "native",
-             r"^tsc: \d+\.\d{3} MHz \(calibrated against the HPET\)"),
+             r"^tsc: \d+\.\d{3} MHz \(calibrated against the HPET\)", "tsc_calibrated"),
         ktap(15, "the vvar page's clock is the TSC", "native", "vvar_clock_is_tsc"),
         ktap(25, "the TSC clock runs at the HPET's rate", "native", "tsc_rate_matches_hpet"),
         ktap(25, "the sequence counter: even at rest, +2 per update", "native", "vvar_seq_even_and_advancing"),
         ktap(10, "native gettimeofday reads the published clock", "native",
-             "gettimeofday_between_syscalls"),
-        ktap(10, "native time reads the published clock", "native", "time_matches_syscall"),
+             "gettimeofday_between_syscalls", needs=["vvar_clock_is_tsc", "vvar_seq_even_and_advancing"]),
+        ktap(10, "native time reads the published clock", "native", "time_matches_syscall",
+             needs=["vvar_clock_is_tsc", "vvar_seq_even_and_advancing"]),
         answers(5),
     )),
     Lab(6, "vdso", "the vDSO: clock_gettime and gettimeofday in user mode", (
+        ktap(20, "no system call: it runs under strict seccomp", "native", SERVED),
         ktap(20, "clock_gettime: the four clocks agree with the system call", "native",
-             "vdso_clock_gettime_matches_syscall"),
+             "vdso_clock_gettime_matches_syscall", needs=[SERVED]),
         ktap(15, "gettimeofday: time and zone agree with the system call", "native",
-             "vdso_gettimeofday_matches_syscall"),
-        ktap(20, "no system call: it runs under strict seccomp", "native", "vdso_served_in_user_mode"),
-        ktap(15, "MONOTONIC never steps back across ticks", "native", "vdso_monotonic_never_steps_back"),
-        ktap(5, "an unknown clock: -EINVAL", "native", "vdso_unknown_clock_einval"),
+             "vdso_gettimeofday_matches_syscall", needs=[SERVED]),
+        ktap(15, "MONOTONIC never steps back across ticks", "native", "vdso_monotonic_never_steps_back",
+             needs=[SERVED]),
+        ktap(5, "an unknown clock: -EINVAL", "native", "vdso_unknown_clock_einval", needs=[SERVED]),
         ktap(20, "without a counter: the system call, right answers", "jiffies",
-             "vdso_falls_back_without_counter"),
+             "vdso_falls_back_without_counter", needs=[SERVED]),
         answers(5),
     )),
     Lab(7, "attack", "the attack: a sigreturn chain through the vsyscall page", (
         line(40, "native: the chain through the page's syscall exits the service", "native",
-             r"^attack: fixed-syscall: SUCCEEDED$"),
+             r"^attack: fixed-syscall: SUCCEEDED$", "native_fixed_syscall"),
         line(30, "native: the same chain through the leaked vDSO", "native",
-             r"^attack: vdso-leak: SUCCEEDED$"),
+             r"^attack: vdso-leak: SUCCEEDED$", "native_vdso_leak"),
         line(15, "emulate: the chain stops at int3", "emulate",
-             r"^attack: fixed-syscall: STOPPED \(SIGTRAP\)$"),
-        line(10, "emulate: the leak still works", "emulate", r"^attack: vdso-leak: SUCCEEDED$"),
+             r"^attack: fixed-syscall: STOPPED \(SIGTRAP\)$", "emulate_fixed_syscall_stopped",
+             needs=["native_fixed_syscall"]),
+        line(10, "emulate: the leak still works", "emulate", r"^attack: vdso-leak: SUCCEEDED$",
+             "emulate_vdso_leak", needs=["native_vdso_leak"]),
         answers(5),
     )),
 ]

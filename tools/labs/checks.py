@@ -2,7 +2,16 @@
 
 A check is given the Boot (tools/tests/harness.py) of the boot it names and
 returns None when it passes, else the reason it failed, in words a student
-can act on.
+can act on. A reason of type Missing says that what the check reads was
+never printed: after a boot that hung or panicked, such a check was lost
+to the boot's end, and the report says so; whatever was printed before
+still counts.
+
+Each check has an id, unique in its lab, and may name the ids of checks it
+`needs`: it counts only when they pass. A negative check ("ring 3 cannot
+write the page") passes when nothing is there at all, so it needs the
+positive check of the same object ("ring 3 reads the page"): an untouched
+stub scores nothing but its answers file (tools/tests/test_labs.py).
 """
 import dataclasses
 import os
@@ -10,8 +19,13 @@ import re
 
 PTDUMP = re.compile(r"^ptdump: ([0-9a-f]{16})-([0-9a-f]{16}) +\d+[KM] (USR|   ) (RW|ro) (NX|x ) "
                     r"(PCD|   ) (PWT|   ) (pte|pmd)\b.*$", re.MULTILINE)
+PTDUMP_END = re.compile(r"^ptdump: end$", re.MULTILINE)
 KERNEL_HALF = 0xffff800000000000
 FIXMAP = {0xffffffffff5fe000, 0xffffffffff5ff000, 0xffffffffff600000}
+
+
+class Missing(str):
+    """A failure because what the check reads is not in the log (never printed)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -20,6 +34,8 @@ class Check:
     name: str
     boot: str               # a key of catalog.BOOTS, or None
     judge: object           # judge(boot, ctx) -> None or the reason it failed
+    id: str                 # unique in its lab: what `needs` names
+    needs: tuple = ()       # ids of checks (earlier in the lab) that must pass for this one to count
 
 
 def _ktap_result(boot, name):
@@ -30,35 +46,36 @@ def _ktap_result(boot, name):
     return None
 
 
-def ktap(points, name, boot, result):
+def ktap(points, name, boot, result, needs=(), id=None):
     """A ring-3 test's KTAP result, by its name: it must be `ok` (a SKIP is not)."""
     def judge(b, ctx):
         r = _ktap_result(b, result)
         if r is None:
-            return "no KTAP result named %s: the test program stopped or never ran" % result
+            return Missing("no KTAP result named %s: the test program stopped or never ran" % result)
         if r.skipped:
             return "%s was skipped: %s" % (result, r.reason)
         if r.failed:
             return "%s failed%s" % (result, ": " + r.reason if r.reason else "")
         return None
-    return Check(points, name, boot, judge)
+    return Check(points, name, boot, judge, id or result, tuple(needs))
 
 
-def line(points, name, boot, pattern):
+def line(points, name, boot, pattern, id, needs=()):
     """A line of the console matching a regular expression."""
     def judge(b, ctx):
         if re.search(pattern, b.log, re.MULTILINE):
             return None
-        return "no console line matches %r" % pattern
-    return Check(points, name, boot, judge)
+        return Missing("no console line matches %r" % pattern)
+    return Check(points, name, boot, judge, id, tuple(needs))
 
 
-def count_between(points, name, boot, begin, end, pattern, least, most):
+def count_between(points, name, boot, begin, end, pattern, least, most, id, needs=()):
     """Between a begin and an end line of the console, least..most lines matching pattern."""
     def judge(b, ctx):
         lines = b.log.splitlines()
         if begin not in lines or end not in lines[lines.index(begin):]:
-            return "no %r ... %r lines on the console: the test program stopped before" % (begin, end)
+            return Missing("no %r ... %r lines on the console: the test program stopped before"
+                           % (begin, end))
         part = lines[lines.index(begin):]
         part = part[:part.index(end)]
         n = sum(1 for l in part if re.search(pattern, l))
@@ -66,7 +83,7 @@ def count_between(points, name, boot, begin, end, pattern, least, most):
             return "%d lines match %r between %r and %r; expected %d to %d" % (n, pattern, begin, end,
                                                                           least, most)
         return None
-    return Check(points, name, boot, judge)
+    return Check(points, name, boot, judge, id, tuple(needs))
 
 
 def ptdump_ranges(log):
@@ -78,14 +95,22 @@ def ptdump_ranges(log):
     return out
 
 
-def page(points, name, boot, addr, **want):
+def _whole_ptdump(log):
+    """The ptdump ranges, or Missing when the dump is absent or cut short."""
+    if not PTDUMP_END.search(log):
+        return Missing("no complete ptdump on the console (the boot passes `ptdump`; "
+                       "its last line is `ptdump: end`)")
+    return ptdump_ranges(log)
+
+
+def page(points, name, boot, addr, id, needs=(), **want):
     """The effective flags of the page at addr, as ptdump prints them."""
     names = {"user": "USR", "rw": "RW", "nx": "NX", "pcd": "PCD", "pwt": "PWT"}
 
     def judge(b, ctx):
-        ranges = ptdump_ranges(b.log)
-        if not ranges:
-            return "no ptdump lines on the console (the boot passes `ptdump`)"
+        ranges = _whole_ptdump(b.log)
+        if isinstance(ranges, Missing):
+            return ranges
         hit = [r for r in ranges if r[0] <= addr < r[1]]
         if not hit:
             return "%x is not mapped" % addr
@@ -95,20 +120,20 @@ def page(points, name, boot, addr, **want):
         if wrong:
             return "%x has %s: %s" % (addr, " ".join(sorted(flags)) or "no flags", ", ".join(wrong))
         return None
-    return Check(points, name, boot, judge)
+    return Check(points, name, boot, judge, id, tuple(needs))
 
 
-def only_fixmap_user(points, name, boot):
+def only_fixmap_user(points, name, boot, id, needs=()):
     """No kernel-half page but the three fixmap pages is user-accessible."""
     def judge(b, ctx):
-        ranges = ptdump_ranges(b.log)
-        if not ranges:
-            return "no ptdump lines on the console"
+        ranges = _whole_ptdump(b.log)
+        if isinstance(ranges, Missing):
+            return ranges
         for start, end, flags in ranges:
             if start >= KERNEL_HALF and "USR" in flags and not set(range(start, end, 4096)) <= FIXMAP:
                 return "user-accessible kernel range %x-%x" % (start, end)
         return None
-    return Check(points, name, boot, judge)
+    return Check(points, name, boot, judge, id, tuple(needs))
 
 
 def answers(points):
@@ -123,4 +148,4 @@ def answers(points):
         if not text.strip():
             return "%s is empty" % ctx.lab.answers
         return None
-    return Check(points, "answers file present", None, judge)
+    return Check(points, "answers file present", None, judge, "answers")

@@ -3,14 +3,31 @@ import os
 import shutil
 import subprocess
 
+import leaks
 import regions
 from catalog import LABS
 
 LAB_FILE = ".ccos-lab"      # in a student tree: the lab it is the starting point of
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORKFLOW = ".github/workflows/grade.yml"    # in a student tree: tools/labs/classroom/grade.yml
+
+
+def _is_repository(root):
+    r = subprocess.run(["git", "-C", root, "rev-parse", "--show-toplevel"], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True)
+    return r.returncode == 0 and os.path.samefile(r.stdout.strip(), root)
 
 
 def tracked_files(root):
-    """The files of the tree as git knows them (tracked, and new ones not ignored)."""
+    """The files of the tree as git knows them (tracked, and new ones not ignored); in a
+    tree that is no repository of its own (a hand-in unpacked), every file but build/'s."""
+    if not _is_repository(root):
+        found = []
+        for d, dirs, files in os.walk(root):
+            if d == root:
+                dirs[:] = [x for x in dirs if x not in ("build", ".git")]
+            found += [os.path.relpath(os.path.join(d, f), root) for f in files]
+        return sorted(p for p in found if os.path.isfile(os.path.join(root, p)))
     out = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others",
                           "--exclude-standard"], check=True, stdout=subprocess.PIPE).stdout
     return sorted(p for p in out.decode().split("\0") if p and os.path.isfile(os.path.join(root, p)))
@@ -44,16 +61,27 @@ def student_readme(lab, readme):
             "`%s`, then build and grade as you go:\n\n"
             "```sh\nmake            # build\nmake run        # boot it\n"
             "make grade      # this lab's checks, ending with Score: N/M\n"
-            "make handin     # your tree, %s and your last grade, in one tarball\n```\n\n"
+            "make handin     # your tree, %s and its grade, in one tarball\n```\n\n"
             "The console's `LAB TODO:` lines name the functions still to write: "
             "this lab's and those of the labs after it.\n\n---\n\n%s"
             % (lab.number, lab.title, lab.number, lab.name, lab.handout, lab.answers, readme))
+
+
+def check_leaks(root, lab):
+    """RegionError if the student tree of lab would hold a line of a stubbed solution."""
+    def rewrite(path, text):
+        return student_readme(lab, text) if path == "README.md" else None
+    found = leaks.find(root, tracked_files(root), all_regions(root), stubbed_labs(lab), rewrite)
+    if found:
+        raise regions.RegionError("the student tree of %s would show solution lines (leaks.py):\n  %s"
+                                  % (lab.name, "\n  ".join(found)))
 
 
 def write_tree(root, lab, out):
     """Write the student tree of `lab` from the full tree at root into out (a new git repository)."""
     if os.path.exists(out) and os.listdir(out):
         raise FileExistsError("%s exists and is not empty" % out)
+    check_leaks(root, lab)
     found = all_regions(root)
     stubbed = stubbed_labs(lab)
     for path in tracked_files(root):
@@ -74,6 +102,8 @@ def write_tree(root, lab, out):
             shutil.copy2(src, dst)      # the time too: a seeded build/ stays valid for it
     with open(os.path.join(out, LAB_FILE), "w") as f:
         f.write(lab.name + "\n")
+    os.makedirs(os.path.dirname(os.path.join(out, WORKFLOW)), exist_ok=True)
+    shutil.copy2(os.path.join(HERE, "classroom", "grade.yml"), os.path.join(out, WORKFLOW))
     git = ["git", "-C", out, "-c", "user.name=ccos labs", "-c", "user.email=labs@ccos.invalid"]
     subprocess.run(git[:3] + ["init", "-q"], check=True)
     subprocess.run(git + ["add", "-A"], check=True)
@@ -84,7 +114,7 @@ def write_tree(root, lab, out):
 def seed_build(root, out):
     """Copy root's build/ into the student tree at out, times kept, so that
     `make` there rebuilds only what the stubs changed (tests, batch grading)."""
-    skip = {"test", "labs", "grade", "ccos.iso", "ccos-root"}
+    skip = {"test", "labs", "attack", "grade", "ccos.iso", "ccos-root"}
     src = os.path.join(root, "build")
     shutil.copytree(src, os.path.join(out, "build"), symlinks=True,
                     ignore=lambda d, names: [n for n in names if d == src and n in skip])

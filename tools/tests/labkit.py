@@ -1,0 +1,91 @@
+"""The course kit's student trees for the tests (test_labs.py, test_labs_kit.py): one per
+graded lab, and one per lab of RESTORED with its solution put back, built once a session."""
+import os
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+import harness
+
+sys.path.insert(0, os.path.join(harness.ROOT, "tools", "labs"))
+import catalog  # noqa: E402
+import grade  # noqa: E402
+import regions  # noqa: E402
+import results  # noqa: E402
+import tree  # noqa: E402
+
+LABS = catalog.graded()
+LAB_DIR = os.path.join(harness.BUILD, "labs")
+RESTORED = os.environ.get("CCOS_LABS_RESTORED", "emulate").split()   # the labs whose solution
+                                                                    # is put back into their tree
+
+
+def make(path):
+    r = subprocess.run(["make", "-C", path, "all", "GRUB_TIMEOUT=0"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    return r.returncode, r.stdout
+
+
+def restore(path, lab):
+    """Put lab's solution back into the student tree at path."""
+    for rel in tree.all_regions(harness.ROOT):
+        with open(os.path.join(harness.ROOT, rel)) as f:
+            full = f.read()
+        with open(os.path.join(path, rel)) as f:
+            student = f.read()
+        fixed = regions.restore(student, full, lab.name, rel)
+        if fixed != student:
+            with open(os.path.join(path, rel), "w") as f:
+                f.write(fixed)
+
+
+def _new_tree(lab, name, restored=False):
+    """Write, seed and build one student tree; (path, make status, make output)."""
+    path = os.path.join(LAB_DIR, name)
+    shutil.rmtree(path, ignore_errors=True)
+    tree.write_tree(harness.ROOT, lab, path)
+    if restored:
+        restore(path, lab)
+    tree.seed_build(harness.ROOT, path)
+    return (path,) + make(path)
+
+
+@pytest.fixture(scope="session")
+def kit(tmp_path_factory):
+    """Every student tree built and its boots queued; the full tree's boots queued too."""
+    if not tree.all_regions(harness.ROOT):
+        pytest.skip("no solution regions here: this is a student tree")
+    answers = str(tmp_path_factory.mktemp("answers"))
+    for lab in LABS:
+        with open(os.path.join(answers, lab.answers), "w") as f:
+            f.write("the grader only checks that this file is here\n")
+    full = {k: grade.config(k) for lab in LABS for k in lab.boots}
+    harness.prefetch(full.values())
+    jobs = [(lab, lab.slug, False) for lab in LABS]
+    jobs += [(catalog.find(name), "restored-" + name, True) for name in RESTORED]
+    trees = {}
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {name: (lab, pool.submit(_new_tree, lab, name, restored))
+                   for lab, name, restored in jobs}
+        for name, (lab, fut) in futures.items():
+            path, status, output = fut.result()
+            configs = {k: grade.config(k, path, "labs-" + name) for k in lab.boots}
+            if status == 0:
+                harness.prefetch(configs.values())
+            trees[name] = (lab, path, status, output, configs)
+    return {"answers": answers, "full": full, "trees": trees}
+
+
+def grade_with(kit, lab, configs, root):
+    boots = {k: harness.boot(c) for k, c in configs.items()}
+    r = grade.grade_lab(lab, boots, kit["answers"], root, lambda s: None)
+    return r, boots
+
+
+def built(kit, name):
+    lab, path, status, output, configs = kit["trees"][name]
+    assert status == 0, "make failed in the student tree %s:\n%s" % (path, output[-3000:])
+    return lab, path, configs
