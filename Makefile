@@ -223,7 +223,8 @@ test: setup-check
 
 # The course kit (docs/teaching.md): the labs in order, a lab's student
 # tree, grading (LAB= one lab; in a student tree, its own; RESULTS=FILE also
-# writes Gradescope's results.json), hand-in (of the sources graded).
+# writes Gradescope's results.json), hand-in (of the sources graded), and the
+# mutation suite that proves the graders (LAB= one lab's mutants).
 labs:
 	$(Q)$(PYTHON) tools/labs/labs list
 
@@ -237,6 +238,10 @@ grade: setup-check
 
 handin:
 	$(Q)$(PYTHON) tools/labs/labs handin $(LAB)
+
+mutants: setup-check
+	$(Q)$(MAKE) --no-print-directory all GRUB_TIMEOUT=0
+	$(Q)$(PYTHON) tools/labs/labs mutants $(LAB)
 
 bench: setup-check all
 	$(PYTHON) tools/bench
@@ -273,6 +278,6 @@ clean:
 
 FORCE:
 .PHONY: all user vdso iso run run-uefi debug test bench attack heatmap fuzz clean setup-check FORCE \
-	labs lab-tree grade handin
+	labs lab-tree grade handin mutants
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

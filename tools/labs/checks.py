@@ -34,7 +34,7 @@ class Check:
     name: str
     boot: str               # a key of catalog.BOOTS, or None
     judge: object           # judge(boot, ctx) -> None or the reason it failed
-    id: str                 # unique in its lab: what `needs` names
+    id: str                 # unique in its lab: what `needs` and the mutants name
     needs: tuple = ()       # ids of checks (earlier in the lab) that must pass for this one to count
 
 

@@ -15,13 +15,13 @@ import tarfile
 import time
 
 import catalog
-from tree import LAB_FILE, all_regions, tracked_files, seed_build
+from tree import LAB_FILE, all_regions, student_files, seed_build
 
 
 def protected(full):
     """The files a grade takes from the kit, whatever the submission holds (from the full tree)."""
     mine = all_regions(full)
-    return [p for p in tracked_files(full)
+    return [p for p in student_files(full)
             if (p.startswith(("tools/", "user/")) or p.endswith(("Makefile", ".mk"))) and p not in mine]
 
 

@@ -10,6 +10,7 @@ from catalog import LABS
 LAB_FILE = ".ccos-lab"      # in a student tree: the lab it is the starting point of
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKFLOW = ".github/workflows/grade.yml"    # in a student tree: tools/labs/classroom/grade.yml
+TEACHER_ONLY = ("tools/labs/mutants/",)     # never in a student tree: wrong and right solutions
 
 
 def _is_repository(root):
@@ -50,6 +51,11 @@ def all_regions(root):
     return found
 
 
+def student_files(root):
+    """The files of root that a student tree has (as the student gets them)."""
+    return [p for p in tracked_files(root) if not p.startswith(TEACHER_ONLY)]
+
+
 def stubbed_labs(lab):
     """The labs whose regions a student tree of `lab` has as stubs: it and every later one."""
     return {l.name for l in LABS if l.number >= lab.number}
@@ -71,7 +77,7 @@ def check_leaks(root, lab):
     """RegionError if the student tree of lab would hold a line of a stubbed solution."""
     def rewrite(path, text):
         return student_readme(lab, text) if path == "README.md" else None
-    found = leaks.find(root, tracked_files(root), all_regions(root), stubbed_labs(lab), rewrite)
+    found = leaks.find(root, student_files(root), all_regions(root), stubbed_labs(lab), rewrite)
     if found:
         raise regions.RegionError("the student tree of %s would show solution lines (leaks.py):\n  %s"
                                   % (lab.name, "\n  ".join(found)))
@@ -84,7 +90,7 @@ def write_tree(root, lab, out):
     check_leaks(root, lab)
     found = all_regions(root)
     stubbed = stubbed_labs(lab)
-    for path in tracked_files(root):
+    for path in student_files(root):
         src, dst = os.path.join(root, path), os.path.join(out, path)
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         if path in found:
@@ -114,7 +120,7 @@ def write_tree(root, lab, out):
 def seed_build(root, out):
     """Copy root's build/ into the student tree at out, times kept, so that
     `make` there rebuilds only what the stubs changed (tests, batch grading)."""
-    skip = {"test", "labs", "attack", "grade", "ccos.iso", "ccos-root"}
+    skip = {"test", "labs", "mutants", "attack", "grade", "ccos.iso", "ccos-root"}
     src = os.path.join(root, "build")
     shutil.copytree(src, os.path.join(out, "build"), symlinks=True,
                     ignore=lambda d, names: [n for n in names if d == src and n in skip])

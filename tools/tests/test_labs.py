@@ -7,7 +7,9 @@ docs included; the full tree scores full marks. One student tree with its
 lab's solution put back scores full marks; and the grade is a Gradescope
 results.json as its specification gives it. The grader's rules, the
 hand-in, the platforms and a class graded in a batch are checked in
-test_labs_kit.py.
+test_labs_kit.py; the mutation suite (`make mutants`) is not part of
+`make test`: it builds a tree per mutant (test_labs_kit.py checks that
+each still applies).
 
 The student trees (labkit.py) live in build/labs/; each starts from a
 copy of this tree's build/, so that `make` there rebuilds only what the
@@ -47,9 +49,10 @@ def test_untouched_stub_scores_only_its_answers(kit, lab):
 @pytest.mark.parametrize("lab", [lab.name for lab in LABS])
 def test_no_solution_survives(kit, lab):
     """No marker, no line of a stubbed solution that is not elsewhere in the full file, no
-    solution line anywhere in the tree (docs too: tree.check_leaks)."""
+    solution line anywhere in the tree (docs too: tree.check_leaks), no mutant."""
     lab, path, _ = built(kit, catalog.find(lab).slug)
     tree.check_leaks(harness.ROOT, lab)
+    assert not [p for p in tree.tracked_files(path) if p.startswith(tree.TEACHER_ONLY)]
     stubbed = tree.stubbed_labs(lab)
     for rel, rs in tree.all_regions(harness.ROOT).items():
         with open(os.path.join(harness.ROOT, rel)) as f:

@@ -1,7 +1,7 @@
 """The course kit's rules and formats (docs/teaching.md): markers, what a check needs, a hung
 boot's partial credit, no solution line in a student tree, the hand-in's report of exactly its
 sources, Gradescope's results.json and bundle, GitHub Classroom's workflow, a class graded in a
-batch."""
+batch, and the mutation suite's files."""
 import csv
 import json
 import os
@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.join(harness.ROOT, "tools", "labs"))
 import batch  # noqa: E402
 import checks  # noqa: E402
 import handin  # noqa: E402
+import mutants  # noqa: E402
 import sources  # noqa: E402
 
 
@@ -249,3 +250,15 @@ def test_gradescope_bundle_grades_a_submission(tmp_path):
         obj = json.load(f)
     kit_formats.check_gradescope(obj)
     assert obj["score"] == lab.points, json.dumps(obj, indent=1)[-3000:]
+
+
+def test_mutants_apply():
+    """Every mutant names checks of its lab and applies to this tree exactly once (`make mutants`
+    grades them)."""
+    muts = mutants.load(catalog.graded())
+    assert muts
+    for m in muts:
+        texts = {p: open(os.path.join(harness.ROOT, p)).read() for p in tree.tracked_files(harness.ROOT)
+                 if regions.is_source(p)}
+        for old, _ in m.edits:
+            assert sum(t.count(old) for t in texts.values()) == 1, "%s no longer applies:\n%s" % (m.key, old)
