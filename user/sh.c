@@ -1,6 +1,7 @@
 /* sh: ccos's shell: commands, |, <, >, >>, ;, &, cd, $?, a path search of /bin, job control on the console. */
 #include <stdbool.h>
 #include "ulib.h"
+#include "sh/lineedit.h"
 
 #define MAXARGS	32
 #define MAXCMDS	8
@@ -21,7 +22,8 @@ struct job {
 
 static int last_status;		/* $? */
 static int shell_pgrp;
-static bool interactive;	/* standard input is a terminal: job control */
+static bool interactive;	/* standard input is a terminal: job control, history */
+static bool editing;		/* and so is standard output: lines are edited (sh/lineedit.c) */
 static int bg_pids[MAXBG];
 
 static const char *const signames[] = {
@@ -37,6 +39,8 @@ static void banner(void)
 	       "          catmaps, or cat /proc/self/maps  (the vsyscall page that never moves)\n"
 	       "          attack  (an exploit that jumps into that page; docs/attack.md)\n"
 	       "          bench  (instructions per time call)\n"
+	       "  edit:   <- -> Home End Backspace; Up Down and ^R recall, `history` and !N;\n"
+	       "          Tab completes a program or a path\n"
 	       "  tools:  echo cat wc kill spin  |  < > >> ; &  cd  $?  ^C\n");
 }
 
@@ -317,7 +321,7 @@ static int run_pipeline(struct job *j)
 	return status;
 }
 
-/* cd, pwd, exit, poweroff, help: run in the shell itself. -1: not a built-in. */
+/* cd, pwd, exit, poweroff, help, history: run in the shell itself. -1: not a built-in. */
 static int builtin(struct cmd *c)
 {
 	char buf[256];
@@ -341,6 +345,10 @@ static int builtin(struct cmd *c)
 		return reboot(LINUX_REBOOT_MAGIC1, LINUX_REBOOT_MAGIC2, LINUX_REBOOT_CMD_POWER_OFF, NULL);
 	if (!strcmp(c->argv[0], "help")) {
 		banner();
+		return 0;
+	}
+	if (!strcmp(c->argv[0], "history")) {
+		history_print();
 		return 0;
 	}
 	return -1;
@@ -369,6 +377,22 @@ static void run_line(char *line)
 	}
 }
 
+/* A line typed at the prompt: its !-events replaced (and shown, as bash does), kept, run. */
+static void run_typed(char *line)
+{
+	char expanded[LINE_MAX];
+	int r = history_expand(line, expanded, sizeof(expanded));
+
+	if (r < 0)
+		return;
+	if (r > 0) {
+		printf("%s\n", expanded);
+		line = expanded;
+	}
+	history_add(line);
+	run_line(line);
+}
+
 static void on_sigint(int sig, siginfo_t *info, void *ctx)
 {
 	(void)sig, (void)info, (void)ctx;
@@ -377,11 +401,12 @@ static void on_sigint(int sig, siginfo_t *info, void *ctx)
 int main(int argc, char **argv, char **envp)
 {
 	struct termios t;
-	char line[512];
+	char line[LINE_MAX];
 	long n;
 
 	(void)argc, (void)argv, (void)envp;
 	interactive = ioctl(0, TCGETS, (unsigned long)&t) == 0;
+	editing = interactive && ioctl(1, TCGETS, (unsigned long)&t) == 0;
 	if (interactive) {
 		setpgid(0, 0);
 		tcsetpgrp(0, getpgrp());
@@ -393,12 +418,18 @@ int main(int argc, char **argv, char **envp)
 	shell_pgrp = getpgrp();
 	for (;;) {
 		reap_background();
-		if (interactive)
-			printf("$ ");
-		n = read_line(line, sizeof(line));
+		if (editing) {
+			n = lineedit_read("$ ", line, sizeof(line));
+		} else {
+			if (interactive)
+				printf("$ ");
+			n = read_line(line, sizeof(line));
+		}
 		if (n == -1)
 			break;
-		if (n >= 0)
+		if (n >= 0 && interactive)
+			run_typed(line);
+		else if (n >= 0)
 			run_line(line);
 	}
 	if (interactive)

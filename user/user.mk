@@ -20,7 +20,8 @@ VSYSCALLTEST_OBJS := $(call parts,vsyscall)
 MAPSTEST_OBJS := $(call parts,maps)
 LABCHECK_OBJS := $(call parts,labcheck)
 FUZZ_OBJS := $(call parts,fuzz)
-PART_OBJS := $(VSYSCALLTEST_OBJS) $(MAPSTEST_OBJS) $(LABCHECK_OBJS) $(FUZZ_OBJS)
+SH_OBJS := $(call parts,sh)
+PART_OBJS := $(VSYSCALLTEST_OBJS) $(MAPSTEST_OBJS) $(LABCHECK_OBJS) $(FUZZ_OBJS) $(SH_OBJS)
 
 $(BUILD)/user/%.o: user/%.c
 	@mkdir -p $(dir $@)
@@ -42,6 +43,7 @@ $(BUILD)/user/%.elf: $(BUILD)/user/%.o $(USER_LIB_OBJS) linker/user.ld
 $(BUILD)/user/vsyscalltest.elf: $(VSYSCALLTEST_OBJS)
 $(BUILD)/user/mapstest.elf: $(MAPSTEST_OBJS)
 $(BUILD)/user/labcheck.elf: $(LABCHECK_OBJS)
+$(BUILD)/user/sh.elf: $(SH_OBJS)
 $(BUILD)/user/fuzz.elf: $(FUZZ_OBJS)
 
 .SECONDARY: $(USER_PROGS:.elf=.o) $(USER_LIB_OBJS) $(PART_OBJS)

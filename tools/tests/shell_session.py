@@ -144,6 +144,67 @@ def erase_and_kill_line(c):
     c.expect(r"^ok$")
 
 
+# The keys of a terminal, as it sends them (xterm, tmux, the Linux console).
+UP, DOWN, RIGHT, LEFT, HOME, END, DELETE = ("\x1b[A", "\x1b[B", "\x1b[C", "\x1b[D", "\x1b[H",
+                                            "\x1b[F", "\x1b[3~")
+
+
+@step
+def arrows_edit_inside_the_line(c):
+    """Left, Home, End, Backspace and Delete in the middle of the line (user/sh/lineedit.c)."""
+    c.expect(PROMPT)
+    c.send("echo wrld" + LEFT * 3 + "o\n")
+    c.expect(r"^world$")
+    c.expect(PROMPT)
+    c.send("cho start" + HOME + "e" + END + " end\n")
+    c.expect(r"^start end$")
+    c.expect(PROMPT)
+    c.send("echo abXc" + LEFT + "\x7f" + RIGHT + "d\n")
+    c.expect(r"^abcd$")
+    c.expect(PROMPT)
+    c.send("echo Xabc" + HOME + RIGHT * 5 + DELETE + "\n")
+    c.expect(r"^abc$")
+
+
+@step
+def history_up_down_bang_and_ctrl_r(c):
+    """Up and Down walk the session's lines; `history` numbers them, !N runs one, ^R finds one."""
+    c.command("echo first-line")
+    c.expect(r"^first-line$")
+    c.command("echo second-line")
+    c.expect(r"^second-line$")
+    c.expect(PROMPT)
+    c.send(UP + UP + "\n")
+    c.expect(r"^first-line$")
+    c.expect(PROMPT)
+    c.send(UP + UP + UP + DOWN + "\n")
+    c.expect(r"^second-line$")
+    c.command("history")
+    n = c.expect(r"^\s+(\d+)  echo first-line$").group(1)
+    c.command("!" + n)
+    c.expect(r"^echo first-line\nfirst-line$")
+    c.expect(PROMPT)
+    c.send("\x12cond-l\n")
+    c.expect(r"^second-line$")
+    c.command("!99999; echo not-run")
+    c.expect(r"^sh: !99999: event not found$")
+
+
+@step
+def tab_completes_programs_and_paths(c):
+    """Tab: a program of /bin, a directory then a file of /tmp; a second Tab lists the choices."""
+    c.expect(PROMPT)
+    c.send("ech\ttab-done\n")
+    c.expect(r"^tab-done$")
+    c.expect(PROMPT)
+    c.send("cat /tm\tnot\t\n")        # /tmp/notes, from the redirection step
+    c.expect(r"^first\nsecond$")
+    c.expect(PROMPT)
+    c.send("sigf\t\t")
+    c.expect(r"^sigfault\s+sigframe\s*$")
+    c.send("\x15\n")
+
+
 @step
 def ctrl_c_interrupts_the_program_not_the_shell(c):
     c.command("spin")

@@ -1,4 +1,4 @@
-/* A small printf family: %s %c %d %i %u %x %p %%, l/ll/z, width, '0' '-' '#'. */
+/* A small printf family: %s %c %d %i %u %x %p %%, l/ll/z, width (or *), '0' '-' '#', %.Ns and %.*s. */
 #include "ulib.h"
 
 /* Output goes to a buffer; with fd >= 0 a full buffer is written out. */
@@ -72,7 +72,7 @@ static void format(struct sink *s, const char *fmt, va_list ap)
 {
 	char num[24];
 	const char *str;
-	int left, alt, width, longs, len, pre;
+	int left, alt, width, longs, len, pre, prec;
 	char padc;
 	long v;
 
@@ -93,6 +93,24 @@ static void format(struct sink *s, const char *fmt, va_list ap)
 		}
 		for (; *fmt >= '0' && *fmt <= '9'; fmt++)
 			width = width * 10 + *fmt - '0';
+		if (*fmt == '*') {
+			width = va_arg(ap, int);
+			fmt++;
+			if (width < 0) {
+				left = 1;
+				width = -width;
+			}
+		}
+		prec = -1;		/* a string's most bytes; -1: all */
+		if (*fmt == '.') {
+			if (*++fmt == '*') {
+				prec = va_arg(ap, int);
+				fmt++;
+			} else {
+				for (prec = 0; *fmt >= '0' && *fmt <= '9'; fmt++)
+					prec = prec * 10 + *fmt - '0';
+			}
+		}
 		for (; *fmt == 'l' || *fmt == 'z'; fmt++)
 			longs = 1;
 
@@ -131,7 +149,9 @@ static void format(struct sink *s, const char *fmt, va_list ap)
 			str = va_arg(ap, const char *);
 			if (!str)
 				str = "(null)";
-			field(s, str, strlen(str), width, left, ' ', 0);
+			for (len = 0; str[len] && len != prec; len++)
+				;
+			field(s, str, len, width, left, ' ', 0);
 			break;
 		case '%':
 			put(s, '%');

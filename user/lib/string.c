@@ -11,6 +11,19 @@ void *memcpy(void *dst, const void *src, size_t n)
 	return dst;
 }
 
+/* Overlapping ranges too: copies from the end when dst is above src. */
+void *memmove(void *dst, const void *src, size_t n)
+{
+	char *d = dst;
+	const char *s = src;
+
+	if (d <= s)
+		return memcpy(dst, src, n);
+	while (n--)
+		d[n] = s[n];
+	return dst;
+}
+
 void *memset(void *dst, int c, size_t n)
 {
 	char *d = dst;
@@ -69,4 +82,16 @@ char *strchr(const char *s, int c)
 		if (!*s)
 			return NULL;
 	return (char *)s;
+}
+
+/* The last c in s, or NULL. */
+char *strrchr(const char *s, int c)
+{
+	const char *last = NULL;
+
+	do
+		if (*s == (char)c)
+			last = s;
+	while (*s++);
+	return (char *)last;
 }

@@ -22,6 +22,7 @@ unsigned long getauxval(unsigned long type);
 
 /* string.c */
 void *memcpy(void *dst, const void *src, size_t n);
+void *memmove(void *dst, const void *src, size_t n);
 void *memset(void *dst, int c, size_t n);
 int memcmp(const void *a, const void *b, size_t n);
 size_t strlen(const char *s);
@@ -29,6 +30,7 @@ int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 char *strcpy(char *dst, const char *src);
 char *strchr(const char *s, int c);
+char *strrchr(const char *s, int c);
 
 /* printf.c: unbuffered, so nothing is printed twice after a fork */
 int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
