@@ -72,6 +72,17 @@ uint64_t modules_in(const char *dir)
 	return n;
 }
 
+uint64_t modules_pages(uint64_t *count)
+{
+	uint64_t pages = 0;
+	int k;
+
+	for (k = 0; k < n_modules; k++)
+		pages += (modules[k].size + PAGE_SIZE - 1) / PAGE_SIZE;
+	*count = n_modules;
+	return pages;
+}
+
 /* Reading a module or a generated text: bytes from the offset on. */
 static ssize_t memory_read(struct file *f, char __user *buf, size_t n)
 {
@@ -175,11 +186,19 @@ int fd_install(struct file *f)
  * means none to some programs); of a /proc text, its path's hash cut to
  * 32 bits: stable and small, as Linux's /proc numbers are. Never an
  * address, which would tell user space where the kernel keeps things.
+ * A file with no times of its own (a module, a directory of the tree, a
+ * device) is dated from the boot, when the modules were loaded; a /proc
+ * text from now, when it was made.
  */
 void file_stat(struct file *f, struct stat *st)
 {
 	bool module = f->ops == &module_ops;
 
+	if (f->ops == &generated_ops)
+		do_clock_gettime(CLOCK_REALTIME, &st->st_mtim);
+	else
+		ktime_boot_wall(&st->st_mtim);
+	st->st_atim = st->st_ctim = st->st_mtim;
 	if (f->ops->stat) {
 		f->ops->stat(f, st);
 		return;

@@ -1,4 +1,4 @@
-/* /proc files, made at open time: /proc/PID's and meminfo in Linux's format, and ccos's smpstat. */
+/* /proc files, made at open time: /proc/PID's and meminfo in Linux's format, and ccos's smpstat; cpuinfo, mounts and sys have files of their own. */
 #include <ccos/file.h>
 #include <ccos/proc.h>
 #include <ccos/vm.h>
@@ -284,9 +284,11 @@ static const struct {
 	const char *path;
 	char *(*generate)(size_t *len);
 } proc_files[] = {
+	{ "/proc/cpuinfo", proc_cpuinfo },
 	{ "/proc/loadavg", loadavg },
 	{ "/proc/stat", cpu_stat },
 	{ "/proc/meminfo", meminfo },
+	{ "/proc/mounts", proc_mounts },
 	{ "/proc/smpstat", smpstat },
 };
 
@@ -345,5 +347,5 @@ long procfs_generate(const char *path, char **text, size_t *len)
 	for (i = 0; !p && i < ARRAY_SIZE(proc_files); i++)
 		if (!strcmp(path, proc_files[i].path))
 			return (*text = proc_files[i].generate(len)) ? 0 : -ENOMEM;
-	return -ENOENT;
+	return p ? -ENOENT : proc_sys_generate(path, text, len);
 }

@@ -1,4 +1,4 @@
-/* The read-only directories /, /bin, /etc, /dev, /proc and each /proc/PID: which they are, their entries. */
+/* The read-only directories /, /bin, /etc, /dev, /proc, /proc/sys and each /proc/PID: which they are, their entries. */
 #include <ccos/path.h>
 #include <ccos/tmpfs.h>
 #include <ccos/file.h>
@@ -20,8 +20,11 @@ static const struct rodir {
 	{ "/", (const char *const[]){ "bin", "dev", "etc", "proc", "tmp", NULL } },
 	{ "/bin", (const char *const[]){ NULL } },
 	{ "/etc", (const char *const[]){ NULL } },
-	{ "/dev", (const char *const[]){ "null", "tty", "zero", NULL } },
-	{ "/proc", (const char *const[]){ "loadavg", "meminfo", "self", "smpstat", "stat", NULL } },
+	{ "/dev", (const char *const[]){ "null", "rtc", "rtc0", "tty", "zero", NULL } },
+	{ "/proc", (const char *const[]){ "cpuinfo", "loadavg", "meminfo", "mounts", "self", "smpstat",
+					  "stat", "sys", NULL } },
+	{ "/proc/sys", (const char *const[]){ "kernel", NULL } },
+	{ "/proc/sys/kernel", proc_sys_kernel_names },
 }, pid_rodir = { "/proc/PID", (const char *const[]){ NULL } };	/* any process's */
 
 static const struct rodir *find_rodir(const char *path)

@@ -1,4 +1,4 @@
-/* Symbolic links: /tmp's, /bin's to busybox's applets, /proc's; symlink and readlink. */
+/* Symbolic links: /tmp's, /bin's to busybox's applets, /proc's, /dev/rtc; symlink and readlink. */
 #include <ccos/path.h>
 #include <ccos/tmpfs.h>
 #include <ccos/file.h>
@@ -81,6 +81,8 @@ long link_target(const char *path, char *buf)
 		return p->exe ? (long)strlcpy(buf, p->exe->name, RO_PATH_MAX) : -ENOENT;
 	if (!strncmp(path, "/bin/", 5) && is_bin_link(path + 5))
 		return strlcpy(buf, "busybox", RO_PATH_MAX);
+	if (!strcmp(path, "/dev/rtc"))		/* as udev links it */
+		return strlcpy(buf, "rtc0", RO_PATH_MAX);
 	return -EINVAL;
 }
 

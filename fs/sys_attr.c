@@ -7,6 +7,7 @@
 #include <ccos/abi.h>
 #include <ccos/errno.h>
 #include <ccos/lib.h>
+#include <ccos/time.h>
 #include <ccos/uaccess.h>
 
 #define AT_SYMLINK_NOFOLLOW	0x100
@@ -47,15 +48,16 @@ static bool nsec_valid(long nsec)
 
 /*
  * times[0] is the access time, times[1] the modification time; NULL is
- * now for both. A /tmp node keeps one time (stat shows it as all three),
- * so the access time is checked and dropped.
+ * now for both, as is UTIME_NOW for one; UTIME_OMIT leaves one as it is.
+ * The change time becomes now (tmpfs_set_times).
  */
 long sys_utimensat(int dirfd, const char __user *upath, const struct timespec __user *utimes,
 		   int flags)
 {
-	struct timespec ts[2];
+	struct timespec ts[2], now;
 	struct tnode *n;
 	long err;
+	int i;
 
 	if (utimes) {
 		if (copy_from_user(ts, utimes, sizeof(ts)))
@@ -69,10 +71,12 @@ long sys_utimensat(int dirfd, const char __user *upath, const struct timespec __
 		return -EINVAL;
 	if ((err = user_node(dirfd, upath, flags, &n)) < 0)
 		return err;
-	if (!utimes || ts[1].tv_nsec == UTIME_NOW)
-		tmpfs_set_mtime(n, NULL);
-	else if (ts[1].tv_nsec != UTIME_OMIT)
-		tmpfs_set_mtime(n, &ts[1]);
+	do_clock_gettime(CLOCK_REALTIME, &now);
+	for (i = 0; i < 2; i++)
+		if (!utimes || ts[i].tv_nsec == UTIME_NOW)
+			ts[i] = now;
+	tmpfs_set_times(n, ts[0].tv_nsec == UTIME_OMIT ? NULL : &ts[0],
+			ts[1].tv_nsec == UTIME_OMIT ? NULL : &ts[1]);
 	return 0;
 }
 

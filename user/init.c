@@ -34,6 +34,8 @@ static const char *const programs[] = {
 	"/bin/syslink",
 	"/bin/syspath",
 	"/bin/syswait",
+	"/bin/sysclock",
+	"/bin/sysfsinfo",
 	"/bin/glibctest",
 };
 

@@ -1,4 +1,4 @@
-/* Device files in /dev: null, zero, and tty (the console, the only terminal). */
+/* Device files in /dev: null, zero, tty (the console, the only terminal) and rtc0 (drivers/char/rtc.c). */
 #include <ccos/file.h>
 #include <ccos/tty.h>
 #include <ccos/abi.h>
@@ -67,6 +67,8 @@ struct file *dev_open(const char *path, long *err)
 		f = file_new(&null_ops, NULL, 0);
 	else if (!strcmp(path, "/dev/zero"))
 		f = file_new(&zero_ops, NULL, 0);
+	else if (!strcmp(path, "/dev/rtc0"))
+		f = rtc_open();
 	else {
 		*err = -ENOENT;
 		return NULL;

@@ -42,6 +42,7 @@ void files_init(void);
 const struct module_file *module_lookup(const char *path);
 const struct module_file *module_at(const char *dir, uint64_t i);	/* the i-th in dir, or NULL */
 uint64_t modules_in(const char *dir);
+uint64_t modules_pages(uint64_t *count);	/* the pages the modules fill; how many modules */
 void file_stat(struct file *f, struct stat *st);
 struct file *file_open_path(const char *path, int flags, long *err);
 struct file *file_get(struct file *f);
@@ -79,14 +80,19 @@ long procfs_generate(const char *path, char **text, size_t *len);
 struct process *procfs_process(const char *path, const char **rest);	/* of /proc/PID... */
 int procfs_pid_at(uint64_t i);		/* the i-th process of /proc, or 0 */
 const char *procfs_pid_file_at(uint64_t i);	/* the i-th name in /proc/PID, or NULL */
+char *proc_cpuinfo(size_t *len);	/* fs/proc_cpuinfo.c */
+char *proc_mounts(size_t *len);		/* fs/statfs.c */
+long proc_sys_generate(const char *path, char **text, size_t *len);	/* fs/proc_sys.c */
+extern const char *const proc_sys_kernel_names[];
 
 /* /tmp's FIFOs (fs/pipe.c): open a node's pipe (fstat shows ino), made at the first open; forget the node. */
 struct pipe;
 struct file *fifo_open(struct pipe **slot, uint64_t ino, int flags, long *err);
 void fifo_orphan(struct pipe *pp);
 
-/* /dev/null, /dev/zero and /dev/tty (drivers/char/dev.c); NULL with *err -ENOENT for another path. */
+/* /dev/null, /dev/zero, /dev/tty and /dev/rtc0 (drivers/char/dev.c); NULL with *err -ENOENT for another path. */
 struct file *dev_open(const char *path, long *err);
+struct file *rtc_open(void);	/* /dev/rtc0 (drivers/char/rtc.c) */
 
 #define NOFILE		32	/* descriptors a process may have open */
 

@@ -15,9 +15,9 @@ struct dirent_out;
 
 /*
  * Outside /tmp a place is a path: a read-only directory (the longest is
- * /proc/16777215), a slash and a name.
+ * /proc/sys/kernel), a slash and a name.
  */
-#define RO_PATH_MAX	(15 + NAME_MAX + 1)
+#define RO_PATH_MAX	(16 + 1 + NAME_MAX + 1)
 
 /*
  * A place in the tree: a node of /tmp, or a path outside it. A lookup

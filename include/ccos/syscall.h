@@ -77,6 +77,15 @@ long sys_fchdir(unsigned int fd);
 long sys_getcwd(char __user *buf, unsigned long size);
 long sys_getdents64(unsigned int fd, void __user *buf, unsigned int size);
 
+/* fs/link.c */
+long sys_link(const char __user *old, const char __user *new);
+long sys_linkat(int olddfd, const char __user *old, int newdfd, const char __user *new, int flags);
+
+/* fs/statfs.c */
+struct statfs;
+long sys_statfs(const char __user *path, struct statfs __user *buf);
+long sys_fstatfs(unsigned int fd, struct statfs __user *buf);
+
 /* fs/symlink.c */
 long sys_symlink(const char __user *target, const char __user *link);
 long sys_symlinkat(const char __user *target, int dirfd, const char __user *link);
@@ -170,6 +179,8 @@ long sys_times(struct tms __user *buf);
 
 /* kernel/time/sys_time.c */
 long sys_gettimeofday(struct timeval __user *tv, struct timezone __user *tz);
+long sys_settimeofday(const struct timeval __user *tv, const struct timezone __user *tz);
+long sys_clock_settime(int clock, const struct timespec __user *ts);
 long sys_time(int64_t __user *t);
 long sys_clock_gettime(int clock, struct timespec __user *ts);
 long sys_clock_getres(int clock, struct timespec __user *ts);

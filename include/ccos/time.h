@@ -37,6 +37,8 @@ int do_gettimeofday(struct timeval *tv, struct timezone *tz);	/* either may be N
 time64_t ktime_get_real_seconds(void);	/* wall-clock seconds since the epoch */
 uint64_t ktime_get_ns(void);		/* CLOCK_MONOTONIC in nanoseconds */
 long timeout_deadline(const struct timespec __user *uts, uint64_t *deadline); /* 0: none */
+int do_settimeofday(const struct timespec *ts, const struct timezone *tz);	/* either may be NULL */
+void ktime_boot_wall(struct timespec *ts);	/* the wall clock at boot */
 
 /* Timekeeping internals shared with the tick (kernel/time/time.c). */
 struct clocksource;

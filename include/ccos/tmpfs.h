@@ -18,6 +18,11 @@ struct dirent_out {
 	char buf[16];		/* room for a name made on the spot (/proc's numbers) */
 };
 
+/* What statfs and /proc/mounts say of /tmp: pages of data and nodes, used and allowed. */
+struct tmpfs_usage {
+	uint64_t pages, max_pages, nodes, max_nodes;
+};
+
 struct tnode;
 struct file;
 struct stat;
@@ -40,11 +45,13 @@ long tmpfs_make(struct tnode *dir, const char *name, uint32_t mode, struct tnode
 long tmpfs_symlink(struct tnode *dir, const char *name, const char *target);
 long tmpfs_remove(struct tnode *dir, const char *name, bool rmdir);
 long tmpfs_rename(struct tnode *from_dir, const char *from, struct tnode *to_dir, const char *to);
+long tmpfs_hardlink(struct tnode *dir, const char *name, struct tnode *n);
 long tmpfs_truncate(struct tnode *n, uint64_t len);
 void tmpfs_stat(struct tnode *n, struct stat *st);
 struct tnode *tmpfs_node(struct file *f);	/* NULL if f is not a tmpfs file */
 void tmpfs_chmod(struct tnode *n, uint32_t mode);
 void tmpfs_chown(struct tnode *n, uint32_t uid, uint32_t gid);
-void tmpfs_set_mtime(struct tnode *n, const struct timespec *ts);
+void tmpfs_set_times(struct tnode *n, const struct timespec *atime, const struct timespec *mtime);
+struct tmpfs_usage tmpfs_usage(void);
 
 #endif

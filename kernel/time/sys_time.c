@@ -1,4 +1,4 @@
-/* Time system calls: gettimeofday, time, clock_gettime, clock_getres, nanosleep, alarm. */
+/* Time system calls: gettimeofday, time, clock_gettime, clock_getres, setting the wall clock, nanosleep, alarm. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
 #include <ccos/sched.h>
@@ -50,6 +50,56 @@ long sys_clock_getres(int clock, struct timespec __user *uts)
 	if (uts && copy_to_user(uts, &ts, sizeof(ts)))
 		return -EFAULT;
 	return 0;
+}
+
+/* Linux's TIME_SETTOD_SEC_MAX: the largest time in nanoseconds (KTIME_MAX) less 30 years of uptime. */
+#define SETTOD_SEC_MAX	(9223372036l - 30l * 365 * 24 * 60 * 60)
+
+/*
+ * As Linux's do_sys_settimeofday64: a time it cannot keep (negative, past
+ * SETTOD_SEC_MAX, or with nanoseconds out of range) is EINVAL, and so is a
+ * time zone more than 15 hours from UTC. Linux then asks for CAP_SYS_TIME
+ * (EPERM); on ccos every process is root.
+ */
+static long set_time(const struct timespec *ts, const struct timezone *tz)
+{
+	if (ts && (ts->tv_sec < 0 || ts->tv_sec >= SETTOD_SEC_MAX || ts->tv_nsec < 0 ||
+		   ts->tv_nsec >= NSEC_PER_SEC))
+		return -EINVAL;
+	if (tz && (tz->tz_minuteswest > 15 * 60 || tz->tz_minuteswest < -15 * 60))
+		return -EINVAL;
+	return do_settimeofday(ts, tz);
+}
+
+long sys_settimeofday(const struct timeval __user *utv, const struct timezone __user *utz)
+{
+	struct timeval tv;
+	struct timespec ts;
+	struct timezone tz;
+
+	if (utv) {
+		if (copy_from_user(&tv, utv, sizeof(tv)))
+			return -EFAULT;
+		if (tv.tv_usec > USEC_PER_SEC || tv.tv_usec < 0)
+			return -EINVAL;
+		ts.tv_sec = tv.tv_sec;
+		ts.tv_nsec = tv.tv_usec * NSEC_PER_USEC;
+	}
+	if (utz && copy_from_user(&tz, utz, sizeof(tz)))
+		return -EFAULT;
+	return set_time(utv ? &ts : NULL, utz ? &tz : NULL);
+}
+
+/* Only CLOCK_REALTIME can be set: the others (monotonic, boot time, the coarse ones) are EINVAL, as Linux. */
+long sys_clock_settime(int clock, const struct timespec __user *uts)
+{
+	struct timespec ts;
+
+	if (clock != CLOCK_REALTIME)
+		return -EINVAL;
+	if (copy_from_user(&ts, uts, sizeof(ts)))
+		return -EFAULT;
+	return set_time(&ts, NULL);
 }
 
 #define TIMER_ABSTIME	1

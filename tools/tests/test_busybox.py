@@ -4,7 +4,9 @@ tools/tests/bbscript.sh runs everyday applets, pipes and redirections in
 sections ("== NAME"). On ccos the shell boot's session types
 `busybox sh /bin/bbscript /tmp/bb | cat` (shell_session.py); here the same
 /bin/busybox runs the script in an empty directory also named bb, with
-a clean environment. Each section's output must be the same.
+a clean environment. Each section's output must be the same, but for
+the sections of CCOS_ONLY, whose answer depends on the host: those run on
+ccos alone and are checked against what they must print.
 """
 import os
 import re
@@ -17,6 +19,14 @@ import shell_session
 
 with open(shell_session.BBSCRIPT) as _f:
     SECTIONS = re.findall(r"^s (\w+)\b", _f.read(), re.MULTILINE)
+
+# Section: (why the host cannot answer, a pattern for each line ccos prints).
+CCOS_ONLY = {
+    "date_s": ("date -s would move the host's clock; on ccos the time set reads back",
+               [r"2030-01-02 03:04"]),
+    "hwclock": ("the host may have no /dev/rtc, and its RTC keeps a time of its own",
+                [r"\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}  0\.000000 seconds"]),
+}
 
 needs_busybox = pytest.mark.skipif(shell_session.BUSYBOX is None,
                                    reason="no /bin/busybox on this host (tools/setup installs busybox-static)")
@@ -69,6 +79,13 @@ def test_the_script_has_sections():
 @needs_busybox
 @pytest.mark.parametrize("section", SECTIONS)
 def test_same_output_as_the_host(ccos_run, section):
+    if section in CCOS_ONLY:
+        why, patterns = CCOS_ONLY[section]
+        got = ccos_run.get(section)
+        assert got is not None and len(got) == len(patterns) and all(
+            re.fullmatch(p, line) for p, line in zip(patterns, got)), (
+            "section %s on ccos (%s): %r" % (section, why, got))
+        return
     host = host_run()
     assert section in host, "the host's run has no section %s: %r" % (section, host.keys())
     assert section in ccos_run, "ccos's run has no section %s (it ended before)" % section

@@ -1,7 +1,7 @@
 """The ring-3 test programs on this Linux host: the same binaries, Linux's answers.
 
 The signal tests (sigfault, sigframe, sigmask, sigstate), mapstest,
-timetest, watchdogtest, sysabi, sysclone, sysbusy, syslink, syspath, systty, sysfile, syswait, and the musl and glibc programs
+timetest, watchdogtest, sysabi, sysclone, sysbusy, syslink, syspath, systty, sysfile, syswait, sysclock, sysfsinfo, and the musl and glibc programs
 are ordinary static Linux x86-64 programs. Their expectations are Linux's,
 so they must pass here too; a case that fails on Linux but passes on ccos is a wrong expectation,
 not a pass. Where a host's answer depends on its CPU, hypervisor or kernel
@@ -28,7 +28,7 @@ import shell_session
 PROGRAMS = ["sigfault", "sigframe", "sigmask", "sigstate", "mapstest", "musltest", "muslsig",
             "muslthread", "muslgroup", "muslfutex", "muslclose", "muslsmp",
             "timetest", "watchdogtest", "sysabi", "sysclone", "sysbusy", "syslink", "syspath", "systty", "sysfile",
-            "syswait", "glibctest"]
+            "syswait", "sysclock", "sysfsinfo", "glibctest"]
 MUSL = {"musltest", "muslsig", "muslthread", "muslgroup", "muslfutex", "muslclose", "muslsmp"}
 LINUX_X86_64 = pytest.mark.skipif(platform.system() != "Linux" or platform.machine() != "x86_64",
                                   reason="the programs are Linux x86-64 programs")

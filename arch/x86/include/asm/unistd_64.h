@@ -56,6 +56,7 @@
 #define __NR_mkdir		83
 #define __NR_rmdir		84
 #define __NR_creat		85
+#define __NR_link		86
 #define __NR_unlink		87
 #define __NR_symlink		88
 #define __NR_readlink		89
@@ -88,9 +89,12 @@
 #define __NR_sigaltstack	131
 #define __NR_mknod		133
 #define __NR_personality	135
+#define __NR_statfs		137
+#define __NR_fstatfs		138
 #define __NR_prctl		157
 #define __NR_arch_prctl		158
 #define __NR_setrlimit		160
+#define __NR_settimeofday	164
 #define __NR_reboot		169
 #define __NR_gettid		186
 #define __NR_tkill		200
@@ -100,6 +104,7 @@
 #define __NR_sched_getaffinity	204
 #define __NR_getdents64		217
 #define __NR_set_tid_address	218
+#define __NR_clock_settime	227
 #define __NR_clock_gettime	228
 #define __NR_clock_getres	229
 #define __NR_clock_nanosleep	230
@@ -113,6 +118,7 @@
 #define __NR_newfstatat		262
 #define __NR_unlinkat		263
 #define __NR_renameat		264
+#define __NR_linkat		265
 #define __NR_symlinkat		266
 #define __NR_readlinkat		267
 #define __NR_fchmodat		268
