@@ -151,7 +151,7 @@ UP, DOWN, RIGHT, LEFT, HOME, END, DELETE = ("\x1b[A", "\x1b[B", "\x1b[C", "\x1b[
 
 @step
 def arrows_edit_inside_the_line(c):
-    """Left, Home, End, Backspace and Delete in the middle of the line (user/sh/lineedit.c)."""
+    """Left, Home, End, Backspace and Delete in the line, Delete and ^D at its end (user/sh/lineedit.c)."""
     c.expect(PROMPT)
     c.send("echo wrld" + LEFT * 3 + "o\n")
     c.expect(r"^world$")
@@ -164,6 +164,9 @@ def arrows_edit_inside_the_line(c):
     c.expect(PROMPT)
     c.send("echo Xabc" + HOME + RIGHT * 5 + DELETE + "\n")
     c.expect(r"^abc$")
+    c.expect(PROMPT)
+    c.send("echo abc" + DELETE + "\x04" + "d\n")     # at the end: nothing to delete
+    c.expect(r"^abcd$")
 
 
 @step

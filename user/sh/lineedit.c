@@ -171,14 +171,16 @@ void edit_insert(struct edit *e, const char *s, long n)
 	e->crow = ((long)strlen(e->prompt) + e->len - 1) / e->cols;	/* the last byte's row */
 }
 
-/* Remove n bytes from at. */
+/* Remove n bytes from at (fewer at the end of the line; none past it). */
 static void edit_delete(struct edit *e, long at, long n)
 {
-	bool at_end = e->pos == e->len && at + n == e->len;
 	long end = strlen(e->prompt) + e->len;
+	bool at_end;
 
+	n = MIN(n, e->len - at);
 	if (n <= 0)
 		return;
+	at_end = e->pos == e->len && at + n == e->len;
 	memmove(e->buf + at, e->buf + at + n, e->len - at - n + 1);
 	e->len -= n;
 	if (e->pos > at)
