@@ -5,8 +5,7 @@
 #include <ccos/lib.h>
 #include <ccos/mm.h>
 #include <ccos/printk.h>
-#include <asm/lapic.h>
-#include <asm/x86.h>
+#include <asm/arch.h>
 
 #define CPUINFO_MAX	4096	/* a CPU's block: about 1,500 bytes on a CPU with every flag */
 

@@ -3,7 +3,7 @@
 #include <ccos/abi.h>
 #include <ccos/errno.h>
 #include <ccos/uaccess.h>
-#include <asm/rtc.h>
+#include <asm/arch.h>
 
 #define RTC_RD_TIME	0x80247009	/* _IOR('p', 0x09, struct linux_rtc_time) */
 #define RTC_MAJOR	252		/* Linux gives the RTC class a free major: 252 on a PC, mostly */
