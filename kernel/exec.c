@@ -151,9 +151,12 @@ int exec_image(struct process *p, const char *path, char *const argv[], int argc
 	p->tf->ss = USER_DS;
 	p->tf->rflags = RFLAGS_IF | 0x2;	/* bit 1 is always set */
 	p->fs_base = p->gs_base = 0;
+	p->fsindex = p->gsindex = 0;
 	memcpy(p->fpu, fpu_initial_state, sizeof(p->fpu));
-	if (p == current())
+	if (p == current()) {
+		fsgs_load(p);
 		__asm__ volatile("fxrstor64 %0" : : "m"(p->fpu));
+	}
 	/* Handlers do not survive exec; ignored signals stay ignored. */
 	for (sig = 1; sig <= NSIG; sig++)
 		if (p->sig.action[sig - 1].handler != SIG_IGN)

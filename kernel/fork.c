@@ -156,7 +156,10 @@ static long do_clone(uint64_t flags, uint64_t newsp, int __user *ptid, uint64_t 
 		child->tf->rsp = newsp;
 	__asm__ volatile("fxsave64 %0" : "=m"(parent->fpu));
 	memcpy(child->fpu, parent->fpu, sizeof(child->fpu));
+	fsgs_save(parent);		/* what it holds now, not what it last set */
+	child->fsindex = flags & CLONE_SETTLS ? 0 : parent->fsindex;
 	child->fs_base = flags & CLONE_SETTLS ? tls : parent->fs_base;
+	child->gsindex = parent->gsindex;
 	child->gs_base = parent->gs_base;
 	child->sig.blocked = parent->sig.blocked;
 	/* A new stack in the same memory (a thread) starts without the creator's alternate one. */

@@ -1,4 +1,4 @@
-/* Small process system calls: ids, exit, uname, arch_prctl, prctl, reboot, getcpu. */
+/* Small process system calls: ids, exit, uname, prctl, reboot, getcpu (arch_prctl: arch/x86/fsgs.c). */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
 #include <ccos/errno.h>
@@ -51,37 +51,6 @@ long sys_uname(struct utsname __user *u)
 	strlcpy(k.machine, "x86_64", sizeof(k.machine));
 	strlcpy(k.domainname, "(none)", sizeof(k.domainname));
 	return copy_to_user(u, &k, sizeof(k)) ? -EFAULT : 0;
-}
-
-static bool user_canonical(uint64_t a)
-{
-	return a < USER_TOP;
-}
-
-/* FS and GS bases live in MSRs; wrmsr with a non-canonical value would #GP. */
-long sys_arch_prctl(int code, uint64_t addr)
-{
-	struct process *p = current();
-
-	switch (code) {
-	case ARCH_SET_FS:
-		if (!user_canonical(addr))
-			return -EPERM;
-		p->fs_base = addr;
-		wrmsr(MSR_FS_BASE, addr);
-		return 0;
-	case ARCH_SET_GS:
-		if (!user_canonical(addr))
-			return -EPERM;
-		p->gs_base = addr;
-		wrmsr(MSR_KERNEL_GS_BASE, addr);	/* becomes GS at swapgs */
-		return 0;
-	case ARCH_GET_FS:
-		return put_user(p->fs_base, (uint64_t __user *)addr);
-	case ARCH_GET_GS:
-		return put_user(p->gs_base, (uint64_t __user *)addr);
-	}
-	return -EINVAL;
 }
 
 long sys_set_tid_address(int __user *tidptr)

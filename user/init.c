@@ -28,6 +28,7 @@ static const char *const programs[] = {
 	"/bin/muslfutex",
 	"/bin/muslclose",
 	"/bin/muslsmp",
+	"/bin/muslseg",
 	"/bin/sysabi",
 	"/bin/sysclone",
 	"/bin/sysbusy",
@@ -48,6 +49,7 @@ static const char *const optional[] = {
 	"/bin/muslfutex",
 	"/bin/muslclose",
 	"/bin/muslsmp",
+	"/bin/muslseg",
 	"/bin/glibctest",
 };
 #define NOT_BUILT	(-ENOENT)

@@ -40,7 +40,9 @@ struct process {
 	struct trap_frame *tf;		/* at the top of the kernel stack */
 	uint64_t context;		/* saved kernel rsp while switched out */
 	uint8_t fpu[512] __aligned(16);	/* fxsave area: x87, SSE registers */
+	/* FS and GS as the thread left them: selectors and bases (arch/x86/fsgs.c). */
 	uint64_t fs_base, gs_base;
+	uint16_t fsindex, gsindex;
 
 	struct mm *mm;			/* shared with the parent during vfork */
 

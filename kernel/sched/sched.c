@@ -35,12 +35,12 @@ static void run(struct process *p)
 	c->kernel_rsp = p->kstack + KSTACK_SIZE;
 	tss_set_rsp0(p->kstack + KSTACK_SIZE);
 	switch_address_space(p->mm->pml4);
-	wrmsr(MSR_FS_BASE, p->fs_base);
-	wrmsr(MSR_KERNEL_GS_BASE, p->gs_base);	/* the user's GS, after swapgs */
+	fsgs_load(p);
 	__asm__ volatile("fxrstor64 %0" : : "m"(p->fpu));
 	c->switches++;
 	switch_to(&c->scheduler_context, p->context);
 	__asm__ volatile("fxsave64 %0" : "=m"(p->fpu));
+	fsgs_save(p);
 	this_cpu()->current = NULL;
 	if (p->state == PROC_DEAD)
 		proc_free(p);	/* a thread that ended, now off its kernel stack */

@@ -22,6 +22,7 @@
 #include <asm/percpu.h>
 
 struct mm;
+struct process;
 
 /* The CPUs (arch/x86/smp.c, lapic.c). */
 extern int nr_cpus;		/* CPUs up, the boot CPU included */
@@ -64,6 +65,10 @@ void switch_to(uint64_t *save_rsp, uint64_t new_rsp);
 void syscall_init(void);
 void fpu_init(void);
 extern uint8_t fpu_initial_state[512];
+
+/* A thread's FS and GS, selectors and bases, at a switch (arch/x86/fsgs.c). */
+void fsgs_save(struct process *p);
+void fsgs_load(const struct process *p);
 
 /* arch/x86/vdso: map the vDSO into a new address space (AT_SYSINFO_EHDR) */
 void vdso_init(void);
