@@ -1,5 +1,5 @@
 /* sigframe: what a handler's frame holds and rt_sigreturn restores: edited registers, the alternate stack, forged frames. */
-#include "sigutil.h"
+#include "sigframe/sigframe.h"
 
 /*
  * Every case runs in a child of its own: most fault on purpose, change
@@ -284,193 +284,6 @@ static int test_bad_handler_address(void)
 	       child_killed_by(bad_handler_child, (void *)KERNEL_ADDR, SIGSEGV);
 }
 
-/* ---- forged frames passed to rt_sigreturn ---- */
-
-/*
- * rt_sigreturn trusts nothing in the frame: a process may call it with
- * any rsp. Each case forges a ucontext asking for something user mode
- * must not have, lands (if the kernel lets it) at forged_landing, and
- * reports what it got: its own CS and SS, RFLAGS (IOPL), MXCSR. Either
- * outcome is acceptable as long as nothing was gained: the process dies,
- * or it runs with the values cleaned.
- */
-struct fake_frame {
-	unsigned long pretcode;
-	ucontext_t uc;
-	siginfo_t info;
-};
-
-static struct fake_frame fake __attribute__((aligned(16)));
-static struct fpstate fake_fp __attribute__((aligned(64)));
-static char landing_stack[16384] __attribute__((aligned(16)));
-volatile uint16_t landed_cs, landed_ss;
-volatile unsigned long landed_flags, landed_rax;
-volatile uint32_t landed_mxcsr;
-
-void forged_landing(void);
-void forged_landed(void) __attribute__((noreturn, used));
-__asm__(".text\n"
-	"forged_landing:\n"
-	"	movq %rax, landed_rax(%rip)\n"
-	"	movw %cs, landed_cs(%rip)\n"
-	"	movw %ss, landed_ss(%rip)\n"
-	"	stmxcsr landed_mxcsr(%rip)\n"
-	"	pushfq\n"
-	"	popq landed_flags(%rip)\n"
-	"	pushq $0x202\n"			/* the usual flags for C */
-	"	popfq\n"
-	"	andq $-16, %rsp\n"
-	"	call forged_landed\n"
-	"	ud2\n");
-
-#define LANDED_RAX	0x1a2b3c4d5e6f7788UL
-
-void forged_landed(void)
-{
-	int bad = 0;
-
-	if (landed_rax != LANDED_RAX)
-		bad = FAIL("rax %#lx, expected %#lx from the frame", landed_rax, LANDED_RAX);
-	if (landed_cs != USER_CS || landed_ss != USER_DS)
-		bad = FAIL("running with CS %#x SS %#x, expected %#x %#x", landed_cs,
-			   landed_ss, USER_CS, USER_DS);
-	if (landed_flags & (EFLAGS_IOPL | EFLAGS_VM | EFLAGS_VIF | EFLAGS_VIP))
-		bad = FAIL("RFLAGS %#lx: IOPL, VM, VIF or VIP survived", landed_flags);
-	if (!(landed_flags & EFLAGS_IF))
-		bad = FAIL("RFLAGS %#lx: interrupts off in user mode", landed_flags);
-	if (landed_mxcsr & 0xffff0000)
-		bad = FAIL("MXCSR %#x has reserved bits set", landed_mxcsr);
-	exit_group(bad ? 1 : 42);
-}
-
-/* A frame that returns to forged_landing with ordinary values. */
-static void fake_init(void)
-{
-	struct sigcontext *sc = &fake.uc.uc_mcontext;
-
-	memset(&fake, 0, sizeof(fake));
-	sc->rip = (unsigned long)forged_landing;
-	sc->rsp = (unsigned long)landing_stack + sizeof(landing_stack) - 8;
-	sc->rax = LANDED_RAX;
-	sc->eflags = 0x202;
-	sc->cs = USER_CS;
-	sc->ss = USER_DS;
-}
-
-static void fake_sigreturn(void) __attribute__((noreturn));
-static void fake_sigreturn(void)
-{
-	/* As after a handler's ret: rsp just above the return address. */
-	asm volatile("movq %0, %%rsp; movl $15, %%eax; syscall; ud2"
-		     : : "r"(&fake.uc) : "memory");
-	__builtin_unreachable();
-}
-
-enum forgery {
-	FORGE_RING0_CS_SS, FORGE_IOPL, FORGE_IOPL_SYSRET, FORGE_KERNEL_RIP,
-	FORGE_NONCANONICAL_RIP, FORGE_NONCANONICAL_RSP, FORGE_MXCSR,
-	FORGE_KERNEL_FPSTATE, FORGE_UNMAPPED_FRAME,
-};
-
-static int forged_child(void *arg)
-{
-	struct sigcontext *sc = &fake.uc.uc_mcontext;
-
-	fake_init();
-	switch ((enum forgery)(long)arg) {
-	case FORGE_RING0_CS_SS:
-		sc->cs = KERNEL_CS;
-		sc->ss = KERNEL_DS;
-		break;
-	case FORGE_IOPL:
-		sc->eflags = 0x202 | EFLAGS_IOPL | EFLAGS_VM | EFLAGS_VIF | EFLAGS_VIP;
-		break;
-	case FORGE_IOPL_SYSRET:
-		/* rcx == rip and r11 == rflags: the frame of a plain system
-		 * call, which a kernel may leave through SYSRET (rflags from r11) */
-		sc->eflags = 0x202 | EFLAGS_IOPL;
-		sc->r11 = sc->eflags;
-		sc->rcx = sc->rip;
-		break;
-	case FORGE_KERNEL_RIP:
-		sc->rip = KERNEL_ADDR;
-		break;
-	case FORGE_NONCANONICAL_RIP:
-		sc->rip = NONCANONICAL;
-		sc->rcx = NONCANONICAL;
-		sc->r11 = sc->eflags;
-		break;
-	case FORGE_NONCANONICAL_RSP:
-		sc->rsp = NONCANONICAL;
-		break;
-	case FORGE_MXCSR:
-		asm volatile("fxsave64 %0" : "=m"(fake_fp));
-		fake_fp.mxcsr = 0xffffffff;
-		sc->fpstate = &fake_fp;
-		break;
-	case FORGE_KERNEL_FPSTATE:
-		sc->fpstate = (struct fpstate *)KERNEL_ADDR;
-		break;
-	case FORGE_UNMAPPED_FRAME:
-		asm volatile("movq %0, %%rsp; movl $15, %%eax; syscall; ud2"
-			     : : "r"(unmapped_page() + 64) : "memory");
-		break;
-	}
-	fake_sigreturn();
-}
-
-/* 42: it landed and found everything clean; or it died of one of sigs. */
-static int forged(enum forgery f, int sig1, int sig2)
-{
-	int status = run_in_child(forged_child, (void *)(long)f);
-
-	if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 42)
-		return 1;
-	if (status >= 0 && WIFSIGNALED(status) &&
-	    (WTERMSIG(status) == sig1 || WTERMSIG(status) == sig2))
-		return 1;
-	if (status >= 0 && WIFSIGNALED(status))
-		return ktap_fail("killed by %s (%d)", sig_name(WTERMSIG(status)),
-				 WTERMSIG(status));
-	return ktap_fail("wait status %#x: it landed and gained something (the # lines above)",
-			 status);
-}
-
-static int test_forged_ring0(void) { return forged(FORGE_RING0_CS_SS, SIGSEGV, 0); }
-static int test_forged_iopl(void) { return forged(FORGE_IOPL, SIGSEGV, 0); }
-static int test_forged_iopl_sysret(void) { return forged(FORGE_IOPL_SYSRET, SIGSEGV, 0); }
-static int test_forged_mxcsr(void) { return forged(FORGE_MXCSR, SIGSEGV, 0); }
-
-/* These cannot land: the process must die (and the kernel live). */
-static int forged_dies(enum forgery f, int sig1, int sig2)
-{
-	int status = run_in_child(forged_child, (void *)(long)f);
-
-	if (status >= 0 && WIFSIGNALED(status) &&
-	    (WTERMSIG(status) == sig1 || WTERMSIG(status) == sig2))
-		return 1;
-	return ktap_fail("wait status %#x, expected killed by %s", status, sig_name(sig1));
-}
-
-static int test_forged_kernel_rip(void) { return forged_dies(FORGE_KERNEL_RIP, SIGSEGV, 0); }
-static int test_forged_noncanonical_rip(void)
-{
-	return forged_dies(FORGE_NONCANONICAL_RIP, SIGSEGV, 0);
-}
-/* The first push faults: #SS (SIGBUS) on hardware, #GP (SIGSEGV) in QEMU. */
-static int test_forged_noncanonical_rsp(void)
-{
-	return forged_dies(FORGE_NONCANONICAL_RSP, SIGSEGV, SIGBUS);
-}
-static int test_forged_kernel_fpstate(void)
-{
-	return forged_dies(FORGE_KERNEL_FPSTATE, SIGSEGV, 0);
-}
-static int test_sigreturn_unmapped_frame(void)
-{
-	return forged_dies(FORGE_UNMAPPED_FRAME, SIGSEGV, 0);
-}
-
 /* ---- no kernel bytes in the frame ---- */
 
 /*
@@ -521,6 +334,8 @@ static const struct test tests[] = {
 	{ "forged_frame_kernel_rip", test_forged_kernel_rip },
 	{ "forged_frame_noncanonical_rip", test_forged_noncanonical_rip },
 	{ "forged_frame_noncanonical_rsp", test_forged_noncanonical_rsp },
+	{ "forged_frame_noncanonical_rip_caught", test_forged_noncanonical_rip_caught },
+	{ "forged_frame_noncanonical_rsp_caught", test_forged_noncanonical_rsp_caught },
 	{ "forged_frame_kernel_fpstate", test_forged_kernel_fpstate },
 	{ "sigreturn_unmapped_frame", test_sigreturn_unmapped_frame },
 	{ "fpu_area_tail_zero_no_kernel_bytes", test_fpu_area_tail },

@@ -21,7 +21,8 @@ MAPSTEST_OBJS := $(call parts,maps)
 LABCHECK_OBJS := $(call parts,labcheck)
 FUZZ_OBJS := $(call parts,fuzz)
 SH_OBJS := $(call parts,sh)
-PART_OBJS := $(VSYSCALLTEST_OBJS) $(MAPSTEST_OBJS) $(LABCHECK_OBJS) $(FUZZ_OBJS) $(SH_OBJS)
+SIGFRAME_OBJS := $(call parts,sigframe)
+PART_OBJS := $(VSYSCALLTEST_OBJS) $(MAPSTEST_OBJS) $(LABCHECK_OBJS) $(FUZZ_OBJS) $(SH_OBJS) $(SIGFRAME_OBJS)
 
 $(BUILD)/user/%.o: user/%.c
 	@mkdir -p $(dir $@)
@@ -45,6 +46,7 @@ $(BUILD)/user/mapstest.elf: $(MAPSTEST_OBJS)
 $(BUILD)/user/labcheck.elf: $(LABCHECK_OBJS)
 $(BUILD)/user/sh.elf: $(SH_OBJS)
 $(BUILD)/user/fuzz.elf: $(FUZZ_OBJS)
+$(BUILD)/user/sigframe.elf: $(SIGFRAME_OBJS)
 
 .SECONDARY: $(USER_PROGS:.elf=.o) $(USER_LIB_OBJS) $(PART_OBJS)
 

@@ -231,10 +231,16 @@ void deliver_signals(struct trap_frame *tf)
 
 /*
  * Back from a handler: restore what the frame says, but only what user
- * mode may have: user segments, a user-half rip (or one in the vsyscall
- * page, user code too: a signal can arrive there, as single-stepping a
- * call into it shows), and the rflags bits a program can set itself (no
- * IOPL, no VM; IF stays on).
+ * mode may have: user segments and the rflags bits a program can set
+ * itself (no IOPL, no VM; IF stays on). rip and rsp are taken as they
+ * are, as Linux takes them: they are the program's to get wrong, and the
+ * return faults in user mode, a signal it may catch. A kernel-half rip
+ * faults at its first fetch (the page is not user; the vsyscall page's
+ * is, and a signal can arrive there); a non-canonical one would fault in
+ * ring 0, in iretq, so the way out never takes it there (trap_return,
+ * deliver_signals): it becomes the #GP user mode would get. A
+ * non-canonical rsp is loaded as it is (iretq does not check it) and
+ * faults at its first use, or never, for code that needs no stack.
  */
 #define USER_RFLAGS	0x254dd5ul	/* CF PF AF ZF SF TF DF OF NT RF AC ID */
 
@@ -257,11 +263,8 @@ long sys_rt_sigreturn(void)
 	struct sigcontext *sc = &uc.uc_mcontext;
 
 	if (copy_from_user(&uc, (void __user *)(frame + offsetof(struct rt_sigframe, uc)), sizeof(uc)) ||
-	    (sc->rip >= USER_TOP && !in_vsyscall_page(sc->rip)) ||
 	    (sc->fpstate && copy_from_user(fpu, (void __user *)sc->fpstate, sizeof(fpu))))
 		do_group_exit(SIGSEGV);
-	if (!canonical(sc->rsp))
-		do_group_exit(SIGSEGV);	/* no stack to run on, and no iretq to it */
 	tf->r8 = sc->r8; tf->r9 = sc->r9; tf->r10 = sc->r10; tf->r11 = sc->r11;
 	tf->r12 = sc->r12; tf->r13 = sc->r13; tf->r14 = sc->r14; tf->r15 = sc->r15;
 	tf->rdi = sc->rdi; tf->rsi = sc->rsi; tf->rbp = sc->rbp; tf->rbx = sc->rbx;
