@@ -279,11 +279,13 @@ static int test_single_step(void)
 /* ---- int $N for every N ---- */
 
 /*
- * int $N for every N: only the gates user mode may use (int3, 0xcc for
- * the vsyscall emulation, 0x80 on Linux) do anything; the others raise
- * #GP with the error code of an IDT entry (N << 3 | 2; QEMU 7.2 says
- * N << 4 | 2, the entry's offset in the table), so user mode
- * cannot fake an interrupt or an exception. Each stub is 8 bytes:
+ * int $N for every N: only the gates user mode may use (DPL 3, as
+ * Linux's idt.c has them: 3, int3's #BP, SIGTRAP; 4, #OF, SIGSEGV; 0xcc
+ * for the vsyscall emulation; 0x80 on Linux with IA32 emulation) do
+ * anything, a trap whose rip is after the int; the others raise #GP
+ * with the error code of an IDT entry (N << 3 | 2; QEMU 7.2 says N << 4
+ * | 2, the entry's offset in the table), a fault at the int, so user
+ * mode cannot fake an interrupt or an exception. Each stub is 8 bytes:
  * movl $-1, %eax (an invalid system call number for int $0x80); int $N; ret.
  *
  * Each vector runs in a child of its own under a short watchdog. The
@@ -321,18 +323,27 @@ static int int_child(void *arg)
 	seen.count = 0;
 	resume_at = (unsigned long)stub + 7;
 	((void (*)(void))stub)();
-	if (n == 3 && seen.count == 1 && seen.signo == SIGTRAP)
-		return 0;
 	if (n == 0x80 && seen.count == 0)
 		return 0;		/* Linux's 32-bit system calls */
-	if (n != 3 && seen.count == 1 && seen.signo == SIGSEGV &&
-	    (n == 4 || n == 0xcc || n == 0x80 ||
-	     (seen.trapno == 13 && (seen.err == gp || seen.err == gp_qemu))))
-		return 0;
+	if (seen.count != 1)
+		goto differs;
+	if (n == 3 || n == 4)		/* a trap: rip after the int */
+		return !(seen.signo == (n == 3 ? SIGTRAP : SIGSEGV) && seen.code == SI_KERNEL &&
+			 seen.trapno == (unsigned long)n && seen.err == 0 &&
+			 seen.rip == (unsigned long)stub + 7);
+	if (seen.signo == SIGSEGV && (n == 0xcc || n == 0x80))
+		return 0;		/* the vsyscall emulation's SIGSEGV; Linux's 0x80 without IA32 */
+	if (seen.signo == SIGSEGV && seen.trapno == 13 && (seen.err == gp || seen.err == gp_qemu) &&
+	    seen.rip == (unsigned long)stub + 5)
+		return 0;		/* #GP, a fault: rip at the int */
+differs:
 	if (int_shown < INT_SHOWN)
-		ktap_diag("int $%#x: %d signals, %s, trapno %lu err %#lx; expected %s", n,
-			  seen.count, sig_name(seen.signo), seen.trapno, seen.err,
-			  n == 3 ? "SIGTRAP" : "SIGSEGV, #GP (13) with the gate's error code");
+		ktap_diag("int $%#x: %d signals, %s code %#x, trapno %lu err %#lx at stub+%ld; "
+			  "expected %s", n, seen.count, sig_name(seen.signo), seen.code,
+			  seen.trapno, seen.err, (long)(seen.rip - (unsigned long)stub),
+			  n == 3 ? "SIGTRAP (#BP, 3) at stub+7" :
+			  n == 4 ? "SIGSEGV (#OF, 4) at stub+7" :
+			  "SIGSEGV, #GP (13) with the gate's error code at stub+5");
 	return 1;
 }
 

@@ -76,7 +76,15 @@ void idt_init(void)
 	set_gate(X86_DF, 0, IST_DF);
 	set_gate(X86_NMI, 0, IST_NMI);
 	set_gate(X86_MC, 0, IST_MC);
-	/* int3 is allowed from ring 3, so that user breakpoints give SIGTRAP. */
+	/*
+	 * DPL 3: the vectors ring 3 may raise with int N, as Linux's system
+	 * gates (SYSG in arch/x86/kernel/idt.c): int3, so that breakpoints
+	 * give SIGTRAP, and #OF, which `into` raised in 32-bit code (`int
+	 * $4` gives SIGSEGV). Vector 0xcc is the vsyscall emulation's
+	 * (vsyscall.c); Linux's 0x80 exists only with IA32 emulation, which
+	 * ccos does not have. Every other int N is a #GP.
+	 */
 	set_gate(X86_BP, 3, 0);
+	set_gate(X86_OF, 3, 0);
 	idt_load();
 }
