@@ -14,6 +14,7 @@
 #include <ccos/printk.h>
 #include <asm/arch.h>
 #include <ccos/aslr.h>
+#include <ccos/time.h>
 
 #define MAX_ARG_BYTES	(64 * 1024ul)
 #define MAX_ARGS	256
@@ -134,6 +135,7 @@ int exec_image(struct process *p, const char *path, char *const argv[], int argc
 		return err;
 	}
 	exit_robust_list(p);		/* as Linux: the list was the old program's */
+	exit_posix_timers(p->tgid);	/* the interval timers stay */
 	clear_child_tid(p);
 	old = p->mm;
 	p->mm = mm;

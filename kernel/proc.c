@@ -3,6 +3,7 @@
 #include <ccos/vm.h>
 #include <ccos/sched.h>
 #include <ccos/path.h>
+#include <ccos/time.h>
 #include <ccos/syscall.h>
 #include <ccos/file.h>
 #include <ccos/tty.h>
@@ -142,6 +143,8 @@ void proc_exit(int status)
 				wakeup(init_process);
 		}
 	}
+	exit_posix_timers(leader->tgid);
+	memset(leader->itimer, 0, sizeof(leader->itimer));
 	if (leader->group_exiting)
 		leader->exit_status = leader->group_exit_status;
 	leader->state = PROC_ZOMBIE;

@@ -81,6 +81,7 @@ static void take_leadership(struct process *p, struct process *leader)
 	p->dead_threads = leader->dead_threads;		/* and its time, the old leader's too */
 	cputime_add(&p->dead_threads, leader->time);
 	p->children = leader->children;
+	memcpy(p->itimer, leader->itimer, sizeof(p->itimer));	/* exec keeps them */
 	if (init_process == leader)
 		init_process = p;
 	proc_free(leader);
@@ -154,14 +155,15 @@ static struct process *signal_taker(struct process *p, int sig)
  * the first thread to unblock it takes it (rt_sigpending shows it in
  * every thread meanwhile).
  */
-void send_signal(struct process *p, int sig, const siginfo_t *info)
+bool send_signal(struct process *p, int sig, const siginfo_t *info)
 {
 	struct process *t;
 
 	if (!thread_group_alive(p->group_leader) || !queue_signal_shared(p, sig, info))
-		return;
+		return false;
 	if ((t = signal_taker(p, sig)))
 		signal_wake(t);
+	return true;
 }
 
 /*

@@ -29,6 +29,7 @@ static const char *const programs[] = {
 	"/bin/muslclose",
 	"/bin/muslsmp",
 	"/bin/muslseg",
+	"/bin/musltimer",
 	"/bin/sysabi",
 	"/bin/sysclone",
 	"/bin/sysbusy",
@@ -50,6 +51,7 @@ static const char *const optional[] = {
 	"/bin/muslclose",
 	"/bin/muslsmp",
 	"/bin/muslseg",
+	"/bin/musltimer",
 	"/bin/glibctest",
 };
 #define NOT_BUILT	(-ENOENT)

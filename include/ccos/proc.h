@@ -7,6 +7,7 @@
 #include <ccos/layout.h>
 #include <ccos/signal.h>
 #include <ccos/sched.h>
+#include <ccos/time_types.h>
 
 #define NPROC		64
 #define KSTACK_SIZE	(16 * 1024)
@@ -52,7 +53,11 @@ struct process {
 	/* Sleeping: on a channel, until a time, or both. */
 	const void *wait_chan;
 	uint64_t wake_at_ns;		/* 0 = no deadline */
-	uint64_t alarm_at_ns;		/* SIGALRM then (alarm); 0 = none */
+	/* Of a leader: setitimer's timers (kernel/time/itimer.c): value 0 = stopped. */
+	struct itimer {
+		uint64_t value;		/* ITIMER_REAL: a CLOCK_MONOTONIC deadline; else ns left */
+		uint64_t incr;		/* the interval: 0 = once */
+	} itimer[NR_ITIMERS];
 	struct process *vfork_parent;	/* woken when this child execs or exits */
 
 	struct signal_state sig;

@@ -23,11 +23,14 @@
 #define SIGCHLD		17
 #define SIGCONT		18
 #define SIGSTOP		19
+#define SIGVTALRM	26
+#define SIGPROF		27
 #define SIGSYS		31
 
 /* si_code values */
 #define SI_USER		0
 #define SI_KERNEL	0x80
+#define SI_TIMER	(-2)
 #define SI_TKILL	(-6)
 #define CLD_EXITED	1
 #define CLD_KILLED	2
@@ -52,6 +55,7 @@ typedef struct {
 		struct { int pid; uint32_t uid; } kill;
 		struct { uint64_t addr; } fault;
 		struct { int pid; uint32_t uid; int status; long utime, stime; } chld;
+		struct { int id; int overrun; uint64_t value; } timer;	/* POSIX timers */
 		char raw[112];
 	};
 } siginfo_t;
@@ -117,14 +121,16 @@ struct trap_frame;
  * Queue sig for p's process (info NULL: sent by the kernel with SI_KERNEL):
  * the first of its threads that does not block it takes it (kernel/thread.c).
  */
-void send_signal(struct process *p, int sig, const siginfo_t *info);
+bool send_signal(struct process *p, int sig, const siginfo_t *info);	/* whether queued */
 /*
  * Whether a signal a program sends must be dropped because p belongs to
  * init (kernel/pgrp.c): the one check kill, tkill and tgkill all make.
  */
 bool init_protected(const struct process *p, int sig);
-/* Queue sig for the thread p alone (tkill, a fault, SIGPIPE). */
-void send_signal_thread(struct process *p, int sig, const siginfo_t *info);
+/* Queue sig for the thread p alone (tkill, a fault, SIGPIPE): whether queued. */
+bool send_signal_thread(struct process *p, int sig, const siginfo_t *info);
+/* A timer's pending signal goes (timer_settime, timer_delete): kernel/signal/sigqueue.c. */
+void flush_timer_signal(struct process *p, bool thread, int sig, int timer_id);
 /* kernel/signal/sigqueue.c: the process's set, a thread woken for it, the next to deliver. */
 bool queue_signal_shared(struct process *p, int sig, const siginfo_t *info);
 void signal_wake(struct process *t);
@@ -133,6 +139,8 @@ uint64_t signals_deliverable(struct process *p);
 bool sig_default_ignores(int sig);
 /* kernel/thread.c: p stopped taking the signals of set; another thread may */
 void signal_retarget(struct process *p, uint64_t set);
+/* A POSIX timer's signal leaves its set: its overrun count (kernel/time/posix-timers.c). */
+void posix_timer_dequeued(struct process *p, siginfo_t *info);
 /* A fault in user mode becomes a signal to the current process. */
 void force_sig_fault(int sig, int code, uint64_t addr, struct trap_frame *tf);
 /* The same, and exit, from a lockless call (arch/x86/entry/common.c takes the lock for them). */

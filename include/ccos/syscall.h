@@ -188,6 +188,15 @@ long sys_nanosleep(const struct timespec __user *req, struct timespec __user *re
 long sys_clock_nanosleep(int clock, int flags, const struct timespec __user *req,
 			 struct timespec __user *rem);
 long sys_alarm(unsigned int seconds);
+long sys_getitimer(int which, struct itimerval __user *v);
+long sys_setitimer(int which, const struct itimerval __user *v, struct itimerval __user *old);
+struct sigevent;
+long sys_timer_create(clockid_t clock, struct sigevent __user *ev, int __user *id);
+long sys_timer_settime(int id, int flags, const struct itimerspec __user *v,
+		       struct itimerspec __user *old);
+long sys_timer_gettime(int id, struct itimerspec __user *v);
+long sys_timer_getoverrun(int id);
+long sys_timer_delete(int id);
 
 /* kernel/signal/signal.c */
 long sys_rt_sigaction(int sig, const struct k_sigaction __user *act,

@@ -36,6 +36,22 @@ struct timezone {
 #define CLOCK_MONOTONIC_COARSE	6
 #define CLOCK_BOOTTIME		7
 
+/* The interval timers (setitimer) and a POSIX timer's setting (timer_settime). */
+#define ITIMER_REAL		0
+#define ITIMER_VIRTUAL		1
+#define ITIMER_PROF		2
+#define NR_ITIMERS		3
+
+struct itimerval {
+	struct timeval it_interval;
+	struct timeval it_value;
+};
+
+struct itimerspec {
+	struct timespec it_interval;
+	struct timespec it_value;
+};
+
 #define NSEC_PER_USEC	1000L
 #define NSEC_PER_MSEC	1000000L
 #define NSEC_PER_SEC	1000000000L

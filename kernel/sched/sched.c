@@ -71,19 +71,15 @@ void sched_wake(struct process *p)
 	}
 }
 
-/* Wake the sleepers whose time has come; send SIGALRM to those whose alarm has. */
+/* Run the timers whose time has come; wake the sleepers whose time has. */
 static void wake_sleepers(uint64_t now)
 {
 	struct process *p;
 
-	for (p = proc_table; p < proc_table + NPROC; p++) {
-		if (p->alarm_at_ns && now >= p->alarm_at_ns && p->state != PROC_ZOMBIE) {
-			p->alarm_at_ns = 0;
-			send_signal(p, SIGALRM, NULL);
-		}
+	timers_run(now);
+	for (p = proc_table; p < proc_table + NPROC; p++)
 		if (p->state == PROC_SLEEPING && p->wake_at_ns && now >= p->wake_at_ns)
 			sched_wake(p);
-	}
 }
 
 /* The next process this CPU may run, after the one it ran last; NULL if none. */
@@ -209,6 +205,8 @@ void wakeup(const void *chan)
 void sched_tick(struct trap_frame *tf)
 {
 	account_tick(tf);
+	if (current())
+		itimer_tick(current(), user_mode(tf));
 	if (user_mode(tf) && current())
 		this_cpu()->need_resched = true;
 }

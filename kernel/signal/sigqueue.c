@@ -100,13 +100,29 @@ void signal_wake(struct process *t)
 		sched_kick(t);
 }
 
-void send_signal_thread(struct process *p, int sig, const siginfo_t *info)
+bool send_signal_thread(struct process *p, int sig, const siginfo_t *info)
 {
 	assert_kernel_locked();
 	if (p->state == PROC_ZOMBIE || p->state == PROC_DEAD || dropped_at_send(p, sig))
-		return;
+		return false;
 	queue(&p->sig.pending, &p->sig.info[sig - 1], sig, info);
 	signal_wake(p);
+	return true;
+}
+
+/*
+ * A POSIX timer's signal is queued once (kernel/time/posix-timers.c): it
+ * leaves the set with its overrun count filled in, and a timer that is
+ * set again or deleted takes its pending signal back (Linux drops it at
+ * delivery instead, as stale; the program sees the same).
+ */
+void flush_timer_signal(struct process *p, bool thread, int sig, int timer_id)
+{
+	uint64_t *set = thread ? &p->sig.pending : &shared(p)->shared_pending;
+	siginfo_t *info = thread ? &p->sig.info[sig - 1] : &shared(p)->shared_info[sig - 1];
+
+	if ((*set & SIGBIT(sig)) && info->si_code == SI_TIMER && info->timer.id == timer_id)
+		*set &= ~SIGBIT(sig);
 }
 
 /* Into p's process's set, unless p would drop it: whether it was queued. */
@@ -139,7 +155,11 @@ static int take(struct process *p, uint64_t allowed, siginfo_t *info)
 	struct signal_state *s = shared(p);
 	int sig = take_from(&p->sig.pending, p->sig.info, allowed, info);
 
-	return sig ? sig : take_from(&s->shared_pending, s->shared_info, allowed, info);
+	if (!sig)
+		sig = take_from(&s->shared_pending, s->shared_info, allowed, info);
+	if (sig && info->si_code == SI_TIMER)
+		posix_timer_dequeued(p, info);	/* its overrun count, and it may queue again */
+	return sig;
 }
 
 /* Take the next signal p does not block: its number (info filled in), or 0. */

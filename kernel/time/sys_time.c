@@ -1,4 +1,4 @@
-/* Time system calls: gettimeofday, time, clock_gettime, clock_getres, setting the wall clock, nanosleep, alarm. */
+/* Time system calls: gettimeofday, time, clock_gettime, clock_getres, setting the wall clock, nanosleep (timers: itimer.c, posix-timers.c). */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
 #include <ccos/sched.h>
@@ -200,21 +200,4 @@ long sys_clock_nanosleep(int clock, int flags, const struct timespec __user *ure
 			return 0;
 	}
 	return sleep_until_ns(ktime_get_ns() + ns, rem);
-}
-
-/*
- * SIGALRM after this many seconds (0 cancels); the scheduler sends it at
- * its first pass after the time. As Linux's alarm: the seconds left of the
- * previous alarm, rounded to the nearest, and at least 1 if one was set;
- * fork does not copy an alarm, exec keeps it.
- */
-long sys_alarm(unsigned int seconds)
-{
-	struct process *p = current();
-	uint64_t now = ktime_get_ns(), left = 0;
-
-	if (p->alarm_at_ns > now)
-		left = MAX((p->alarm_at_ns - now + NSEC_PER_SEC / 2) / NSEC_PER_SEC, 1);
-	p->alarm_at_ns = seconds ? now + (uint64_t)seconds * NSEC_PER_SEC : 0;
-	return left;
 }

@@ -1,0 +1,155 @@
+/* Interval timers: setitimer, getitimer and alarm; ITIMER_REAL on the clock, the CPU ones by the tick. */
+#include <ccos/syscall.h>
+#include <ccos/proc.h>
+#include <ccos/time.h>
+#include <ccos/errno.h>
+#include <ccos/uaccess.h>
+#include <ccos/spinlock.h>
+
+/*
+ * Each process has three (kept in its leader), as Linux's signal_struct:
+ * ITIMER_REAL counts wall time and sends SIGALRM; ITIMER_VIRTUAL counts
+ * the time its threads run in user mode and sends SIGVTALRM;
+ * ITIMER_PROF counts user and system time and sends SIGPROF. A timer
+ * with an interval starts again at each expiry, one signal per expiry
+ * (a signal still pending takes no second one). ITIMER_REAL's value is a
+ * CLOCK_MONOTONIC deadline, which the scheduler's pass at each tick
+ * checks (timers_run); the CPU timers' is the time left, which each tick
+ * takes from the process that it interrupted, the whole tick to the mode
+ * it was in, as Linux does without VIRT_CPU_ACCOUNTING. So all three
+ * resolve a tick (10 ms). exec keeps them, fork does not copy them.
+ */
+static const int itimer_signal[NR_ITIMERS] = {
+	[ITIMER_REAL] = SIGALRM, [ITIMER_VIRTUAL] = SIGVTALRM, [ITIMER_PROF] = SIGPROF,
+};
+
+static uint64_t timeval_ns(const struct timeval *tv)
+{
+	return tv->tv_sec * NSEC_PER_SEC + tv->tv_usec * NSEC_PER_USEC;
+}
+
+static struct timeval ns_timeval(uint64_t ns)
+{
+	return (struct timeval){ ns / NSEC_PER_SEC, ns % NSEC_PER_SEC / NSEC_PER_USEC };
+}
+
+/* What is left of timer which: a timer that is due but not yet run has 1 us left, as on Linux. */
+static uint64_t itimer_left(const struct process *leader, int which)
+{
+	const struct itimer *it = &leader->itimer[which];
+	uint64_t now;
+
+	if (which != ITIMER_REAL || !it->value)
+		return it->value;
+	now = ktime_get_ns();
+	return it->value > now ? it->value - now : NSEC_PER_USEC;
+}
+
+static void itimer_get(const struct process *leader, int which, struct itimerval *v)
+{
+	v->it_value = ns_timeval(itimer_left(leader, which));
+	v->it_interval = ns_timeval(leader->itimer[which].incr);
+}
+
+/* Set timer which to value ns (0: stop it), then every incr ns. */
+static void itimer_set(struct process *leader, int which, uint64_t value, uint64_t incr)
+{
+	struct itimer *it = &leader->itimer[which];
+
+	it->incr = incr;
+	it->value = value && which == ITIMER_REAL ? ktime_get_ns() + value : value;
+}
+
+long sys_getitimer(int which, struct itimerval __user *uv)
+{
+	struct itimerval v;
+
+	if (which < 0 || which >= NR_ITIMERS)
+		return -EINVAL;
+	itimer_get(current()->group_leader, which, &v);
+	return copy_to_user(uv, &v, sizeof(v)) ? -EFAULT : 0;
+}
+
+static bool timeval_valid(const struct timeval *tv)
+{
+	return tv->tv_sec >= 0 && tv->tv_usec >= 0 && tv->tv_usec < USEC_PER_SEC;
+}
+
+/* A NULL new value stops the timer, as Linux has it (with a warning there). */
+long sys_setitimer(int which, const struct itimerval __user *unew, struct itimerval __user *uold)
+{
+	struct process *leader = current()->group_leader;
+	struct itimerval v = { 0 }, old;
+
+	if (which < 0 || which >= NR_ITIMERS)
+		return -EINVAL;
+	if (unew && copy_from_user(&v, unew, sizeof(v)))
+		return -EFAULT;
+	if (!timeval_valid(&v.it_value) || !timeval_valid(&v.it_interval))
+		return -EINVAL;
+	itimer_get(leader, which, &old);
+	itimer_set(leader, which, timeval_ns(&v.it_value), timeval_ns(&v.it_interval));
+	if (uold && copy_to_user(uold, &old, sizeof(old)))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * ITIMER_REAL for this many seconds, without an interval (0 stops it). As
+ * Linux's: the seconds left of the timer before, rounded to the nearest,
+ * and at least 1 if one was set.
+ */
+long sys_alarm(unsigned int seconds)
+{
+	struct process *leader = current()->group_leader;
+	uint64_t left = itimer_left(leader, ITIMER_REAL);
+
+	itimer_set(leader, ITIMER_REAL, (uint64_t)seconds * NSEC_PER_SEC, 0);
+	return left ? MAX((left + NSEC_PER_SEC / 2) / NSEC_PER_SEC, 1) : 0;
+}
+
+/* ITIMER_REAL of each process whose deadline has come: from the scheduler's pass (timers_run). */
+void itimers_run(uint64_t now)
+{
+	struct process *p;
+
+	for (p = proc_table; p < proc_table + NPROC; p++) {
+		struct itimer *it = &p->itimer[ITIMER_REAL];
+
+		if (!it->value || now < it->value || p != p->group_leader)
+			continue;
+		it->value = it->incr ? it->value + (1 + (now - it->value) / it->incr) * it->incr : 0;
+		send_signal(p, SIGALRM, NULL);
+	}
+}
+
+static void cpu_timer_charge(struct process *leader, int which, uint64_t ns)
+{
+	struct itimer *it = &leader->itimer[which];
+
+	if (!it->value)
+		return;
+	if (it->value > ns) {
+		it->value -= ns;
+		return;
+	}
+	it->value = it->incr;
+	send_signal(leader, itimer_signal[which], NULL);
+}
+
+/* From the tick: p ran for it, in user mode or not. */
+void itimer_tick(struct process *p, bool user)
+{
+	struct process *leader = p->group_leader;
+
+	if (!leader->itimer[ITIMER_VIRTUAL].value && !leader->itimer[ITIMER_PROF].value)
+		return;
+	/* The tick from user mode comes without the kernel lock (arch/x86/entry/common.c). */
+	if (user)
+		lock_kernel();
+	if (user)
+		cpu_timer_charge(leader, ITIMER_VIRTUAL, tick_nsec);
+	cpu_timer_charge(leader, ITIMER_PROF, tick_nsec);
+	if (user)
+		unlock_kernel();
+}
