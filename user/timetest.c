@@ -3,7 +3,9 @@
 
 #define CLOCK_REALTIME_COARSE	5
 #define CLOCK_MONOTONIC_COARSE	6
+#define CLOCK_MONOTONIC_RAW	4
 #define CLOCK_BOOTTIME		7
+#define CLOCK_TAI		11
 #define NSEC			1000000000L
 
 static long ns(const struct timespec *ts)
@@ -88,6 +90,33 @@ static int test_clock_ids(void)
 	return ok;
 }
 
+/*
+ * CLOCK_MONOTONIC_RAW (the counter without NTP's corrections) never goes
+ * back; CLOCK_TAI is CLOCK_REALTIME plus the TAI offset, a whole number
+ * of seconds (0 on ccos, 37 on a Linux machine that NTP told), and
+ * clock_nanosleep takes it. Before issue 27 both were -EINVAL on ccos.
+ */
+static int test_raw_and_tai(void)
+{
+	struct timespec raw0, raw1, tai, real, res, req = { 0, 1000000 };
+	long off;
+
+	if (clock_gettime(CLOCK_MONOTONIC_RAW, &raw0) || clock_getres(CLOCK_MONOTONIC_RAW, &res) ||
+	    clock_gettime(CLOCK_TAI, &tai) || clock_gettime(CLOCK_REALTIME, &real) ||
+	    clock_getres(CLOCK_TAI, &res) || clock_gettime(CLOCK_MONOTONIC_RAW, &raw1))
+		return ktap_fail("CLOCK_MONOTONIC_RAW or CLOCK_TAI is not served");
+	if (ns(&raw1) < ns(&raw0))
+		return ktap_fail("CLOCK_MONOTONIC_RAW went back");
+	off = (ns(&tai) - ns(&real) + NSEC / 2) / NSEC * NSEC;	/* the nearest whole seconds */
+	if (off < 0 || off > 100 * NSEC || ns(&real) - (ns(&tai) - off) > 100000000L ||
+	    (on_ccos() && off))
+		return ktap_fail("CLOCK_TAI %ld.%09ld, CLOCK_REALTIME %ld.%09ld: not a whole number "
+				 "of seconds apart%s", tai.tv_sec, tai.tv_nsec, real.tv_sec,
+				 real.tv_nsec, on_ccos() ? " (0 on ccos)" : "");
+	return clock_nanosleep(CLOCK_TAI, 0, &req, NULL) == 0 ||
+	       ktap_fail("clock_nanosleep(CLOCK_TAI, 1 ms) failed");
+}
+
 static int test_bad_pointers(void)
 {
 	void *kernel = (void *)0xffffffff80000000UL, *unmapped = (void *)0x1000;
@@ -107,6 +136,7 @@ static const struct test tests[] = {
 	{ "nanosleep of 50 ms sleeps at least 50 ms", test_nanosleep_50ms },
 	{ "the five clocks answer with a resolution; a bad id is -EINVAL", test_clock_ids },
 	{ "a kernel or unmapped pointer gives -EFAULT to every time call", test_bad_pointers },
+	{ "MONOTONIC_RAW never goes back, TAI is REALTIME plus whole seconds", test_raw_and_tai },
 };
 
 int main(int argc, char **argv, char **envp)

@@ -157,7 +157,8 @@ void posix_timer_dequeued(struct process *p, siginfo_t *info)
 
 static bool clock_has_timers(clockid_t clock)
 {
-	return clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC || clock == CLOCK_BOOTTIME;
+	return clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC || clock == CLOCK_BOOTTIME ||
+	       clock == CLOCK_TAI;
 }
 
 static int lowest_free_id(int tgid)

@@ -187,7 +187,8 @@ long sys_clock_nanosleep(int clock, int flags, const struct timespec __user *ure
 
 	if (err)
 		return err;
-	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC && clock != CLOCK_BOOTTIME)
+	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC && clock != CLOCK_BOOTTIME &&
+	    clock != CLOCK_TAI)
 		return -EINVAL;
 	if (req.tv_sec >= FOREVER_SEC)
 		return sleep_until_ns(~0ull, flags & TIMER_ABSTIME ? NULL : rem);

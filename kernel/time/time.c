@@ -11,12 +11,30 @@ static bool clock_id_valid(clockid_t clock)
 	switch (clock) {
 	case CLOCK_REALTIME:
 	case CLOCK_MONOTONIC:
+	case CLOCK_MONOTONIC_RAW:
 	case CLOCK_REALTIME_COARSE:
 	case CLOCK_MONOTONIC_COARSE:
 	case CLOCK_BOOTTIME:
+	case CLOCK_TAI:
 		return true;
 	}
 	return false;
+}
+
+/*
+ * Two clocks are others under another name here. CLOCK_MONOTONIC_RAW is
+ * the counter without NTP's corrections, and ccos makes none: it is
+ * CLOCK_MONOTONIC. CLOCK_TAI is CLOCK_REALTIME plus the TAI offset that
+ * adjtimex sets (37 s since 2017), which ccos never sets, so 0, as on a
+ * Linux machine no NTP daemon told. The vDSO leaves both to the kernel.
+ */
+static clockid_t clock_served_as(clockid_t clock)
+{
+	if (clock == CLOCK_MONOTONIC_RAW)
+		return CLOCK_MONOTONIC;
+	if (clock == CLOCK_TAI)
+		return CLOCK_REALTIME;
+	return clock;
 }
 
 /*
@@ -29,6 +47,7 @@ int do_clock_gettime(clockid_t clock, struct timespec *ts)
 {
 	if (!clock_id_valid(clock))
 		return -EINVAL;
+	clock = clock_served_as(clock);
 	if (vgtod_gettime(gtod, hpet_regs, clock, ts))
 		return 0;
 	vgtod_gettime(gtod, NULL, clock == CLOCK_REALTIME ? CLOCK_REALTIME_COARSE
@@ -47,6 +66,7 @@ int do_clock_getres(clockid_t clock, struct timespec *res)
 
 	if (!clock_id_valid(clock))
 		return -EINVAL;
+	clock = clock_served_as(clock);
 	if (cs && clock != CLOCK_REALTIME_COARSE && clock != CLOCK_MONOTONIC_COARSE)
 		ns = cs->res_ns;
 	if (res) {
