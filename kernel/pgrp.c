@@ -3,6 +3,7 @@
 #include <ccos/tty.h>
 #include <ccos/proc.h>
 #include <ccos/errno.h>
+#include <ccos/uaccess.h>
 
 /* A process, named by its leader, one of whose threads still runs. */
 static bool alive(const struct process *p)
@@ -62,6 +63,25 @@ long sys_kill(int pid, int sig)
 		sent++;
 	}
 	return sent ? 0 : -ESRCH;
+}
+
+/* rt_sigqueueinfo: kill of one process with the sender's own siginfo (rt_tgsigqueueinfo's rule). */
+long sys_rt_sigqueueinfo(int pid, int sig, const siginfo_t __user *uinfo)
+{
+	struct process *p;
+	siginfo_t info;
+
+	if (copy_from_user(&info, uinfo, sizeof(info)))
+		return -EFAULT;
+	if ((info.si_code >= 0 || info.si_code == SI_TKILL) && pid != current()->pid)
+		return -EPERM;
+	if (pid <= 0 || !(p = proc_find(pid)) || !alive(p->group_leader))
+		return -ESRCH;
+	if (sig < 0 || sig > NSIG)
+		return -EINVAL;
+	info.si_signo = sig;
+	send_from_user(p->group_leader, sig, &info);
+	return 0;
 }
 
 /* The signal of ^C or ^\ from the terminal: to every member of the group. */

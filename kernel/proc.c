@@ -70,6 +70,7 @@ struct process *proc_alloc(void)
 
 void proc_free(struct process *p)
 {
+	sigqueue_free(&p->sig);
 	kstack_free(p);
 	p->state = PROC_UNUSED;
 	p->pid = 0;

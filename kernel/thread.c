@@ -4,6 +4,7 @@
 #include <ccos/sched.h>
 #include <ccos/errno.h>
 #include <ccos/lib.h>
+#include <ccos/uaccess.h>
 
 /*
  * A process of several threads is a group of struct process, each with
@@ -81,6 +82,8 @@ static void take_leadership(struct process *p, struct process *leader)
 	p->dead_threads = leader->dead_threads;		/* and its time, the old leader's too */
 	cputime_add(&p->dead_threads, leader->time);
 	p->children = leader->children;
+	p->sig.shared_queued = leader->sig.shared_queued;
+	leader->sig.shared_queued = NULL;
 	memcpy(p->itimer, leader->itimer, sizeof(p->itimer));	/* exec keeps them */
 	if (init_process == leader)
 		init_process = p;
@@ -188,31 +191,55 @@ void signal_retarget(struct process *p, uint64_t set)
  * mistake. si_code SI_TKILL tells the receiver how it came (musl's raise
  * and pthread_kill use tkill).
  */
-static long send_to_thread(int tgid, int tid, int sig)
+static long send_to_thread(int tgid, int tid, int sig, siginfo_t *info)
 {
 	struct process *p = proc_find(tid);
-	siginfo_t info = { .si_signo = sig, .si_code = SI_TKILL };
 
 	if (tid <= 0 || sig < 0 || sig > NSIG)
 		return -EINVAL;
 	if (!p || (tgid >= 0 && tgid != p->tgid))
 		return -ESRCH;
-	info.kill.pid = current()->tgid;
+	info->si_signo = sig;
 	if (sig && live(p) && !init_protected(p, sig))
-		send_signal_thread(p, sig, &info);
+		send_signal_thread(p, sig, info);
 	return 0;
+}
+
+static long tkill(int tgid, int tid, int sig)
+{
+	siginfo_t info = { .si_code = SI_TKILL, .kill.pid = current()->tgid };
+
+	return send_to_thread(tgid, tid, sig, &info);
 }
 
 long sys_tkill(int tid, int sig)
 {
-	return send_to_thread(-1, tid, sig);
+	return tkill(-1, tid, sig);
 }
 
 long sys_tgkill(int tgid, int tid, int sig)
 {
 	if (tgid <= 0)
 		return -EINVAL;
-	return send_to_thread(tgid, tid, sig);
+	return tkill(tgid, tid, sig);
+}
+
+/*
+ * rt_tgsigqueueinfo: tgkill with the sender's own siginfo (a value to
+ * pass, say). As Linux, a program may not make its signal look like the
+ * kernel's or kill's (si_code >= 0) or tkill's, but to itself.
+ */
+long sys_rt_tgsigqueueinfo(int tgid, int tid, int sig, const siginfo_t __user *uinfo)
+{
+	siginfo_t info;
+
+	if (tgid <= 0 || tid <= 0)
+		return -EINVAL;
+	if (copy_from_user(&info, uinfo, sizeof(info)))
+		return -EFAULT;
+	if ((info.si_code >= 0 || info.si_code == SI_TKILL) && tid != current()->pid)
+		return -EPERM;
+	return send_to_thread(tgid, tid, sig, &info);
 }
 
 long sys_getpid(void)

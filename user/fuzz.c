@@ -21,6 +21,8 @@
 #define __NR_sysinfo	99
 #define __NR_tkill	200
 #define __NR_tgkill	234
+#define __NR_rt_sigqueueinfo	129
+#define __NR_rt_tgsigqueueinfo	297
 #define __WALL		0x40000000
 
 /* xorshift64*: small, and the same sequence on every machine for a seed. */
@@ -37,9 +39,10 @@ unsigned long next_random(void)
 /* The numbers ccos implements, picked more often than the rest. */
 static const short known[] = {
 	0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 19, 20, 24, 28, 34, 35,
-	36, 37, 38, 39, 56, 57, 58, 59, 60, 61, 62, 63, 79, 96, 97, 99, 102, 104, 107, 108, 109,
-	110, 111, 112, 121, 124, 127, 130, 131, 157, 158, 160, 186, 200, 201, 203, 204,
-	218, 222, 223, 224, 225, 226, 228, 229, 230, 231, 234, 257, 262, 302, 309, 310, 318, 435,
+	36, 37, 38, 39, 56, 57, 58, 59, 60, 61, 62, 63, 79, 96, 97, 99, 102, 104, 107, 108,
+	109, 110, 111, 112, 121, 124, 127, 129, 130, 131, 157, 158, 160, 186, 200, 201, 203,
+	204, 218, 222, 223, 224, 225, 226, 228, 229, 230, 231, 234, 257, 262, 297, 302, 309,
+	310, 318, 435,
 };
 
 static char buf[8192] __attribute__((aligned(4096)));	/* what "a user pointer" points into */
@@ -90,9 +93,9 @@ void make_call(struct call *c)
 /* Calls that would reach outside the child are pointed back at it: kill(-1) would end the run. */
 void aim_call(struct call *c, long tgid)
 {
-	if (c->nr == __NR_kill || c->nr == __NR_tkill)
+	if (c->nr == __NR_kill || c->nr == __NR_tkill || c->nr == __NR_rt_sigqueueinfo)
 		c->a[0] = tgid;
-	if (c->nr == __NR_tgkill)
+	if (c->nr == __NR_tgkill || c->nr == __NR_rt_tgsigqueueinfo)
 		c->a[0] = c->a[1] = tgid;
 	if (c->nr == __NR_reboot)
 		c->nr = __NR_getpid;

@@ -5,6 +5,7 @@
 #include <ccos/types.h>
 
 #define NSIG		64
+#define SIGRTMIN	32	/* from here on real-time signals: each sent is queued */
 #define SIGHUP		1
 #define SIGINT		2
 #define SIGQUIT		3
@@ -98,12 +99,16 @@ struct sighand {
  * sighand's. The process's own pending signals, which any of its threads
  * may take, are its leader's shared_pending (kernel/signal/sigqueue.c).
  */
+struct sigqueue;
+
 struct signal_state {
 	uint64_t pending, blocked;		/* bit (sig - 1) */
 	struct k_sigaction *action;		/* the action[] of a struct sighand */
 	siginfo_t info[NSIG];			/* what the pending ones carry */
+	struct sigqueue *queued;		/* real-time ones sent again, oldest first */
 	uint64_t shared_pending;		/* of a leader: the process's */
 	siginfo_t shared_info[NSIG];
+	struct sigqueue *shared_queued;
 	uint64_t waiting_for;			/* rt_sigtimedwait's set, while it sleeps */
 	stack_t altstack;
 	uint64_t fault_trapno, fault_err, fault_cr2;	/* for the next frame's sigcontext */
@@ -131,6 +136,7 @@ bool init_protected(const struct process *p, int sig);
 bool send_signal_thread(struct process *p, int sig, const siginfo_t *info);
 /* A timer's pending signal goes (timer_settime, timer_delete): kernel/signal/sigqueue.c. */
 void flush_timer_signal(struct process *p, bool thread, int sig, int timer_id);
+void sigqueue_free(struct signal_state *s);	/* a thread's slot is freed */
 /* kernel/signal/sigqueue.c: the process's set, a thread woken for it, the next to deliver. */
 bool queue_signal_shared(struct process *p, int sig, const siginfo_t *info);
 void signal_wake(struct process *t);

@@ -214,6 +214,8 @@ long sys_pause(void);
 /* kernel/thread.c */
 long sys_tkill(int tid, int sig);
 long sys_tgkill(int tgid, int tid, int sig);
+long sys_rt_sigqueueinfo(int pid, int sig, const siginfo_t __user *info);
+long sys_rt_tgsigqueueinfo(int tgid, int tid, int sig, const siginfo_t __user *info);
 
 /* kernel/futex/futex.c */
 long sys_futex(uint32_t __user *uaddr, int op, uint32_t val, const struct timespec __user *utime,

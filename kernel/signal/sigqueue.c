@@ -6,6 +6,7 @@
 #include <ccos/uaccess.h>
 #include <ccos/time.h>
 #include <ccos/spinlock.h>
+#include <ccos/mm.h>
 
 /*
  * Two sets wait for each thread, as on Linux: its own (p->sig.pending:
@@ -81,14 +82,97 @@ static bool dropped_at_send(struct process *p, int sig)
 	return !((p->sig.blocked | p->sig.waiting_for) & SIGBIT(sig)) && ignored(p, sig);
 }
 
-static void queue(uint64_t *set, siginfo_t *slot, int sig, const siginfo_t *info)
+/*
+ * A set: its bits, one siginfo for each signal in it, and the real-time
+ * signals sent again while one of their number waited. A signal below
+ * SIGRTMIN is pending or not: sent again, it is one signal still (the
+ * first one's siginfo stays). A real-time signal is queued each time it
+ * is sent, as POSIX wants: the first in the slot, the others in a list,
+ * oldest first, each taken in turn (at most SIGQUEUE_MAX waiting in the
+ * whole system: past them, a real-time signal is as a standard one).
+ */
+struct sigqueue {
+	struct sigqueue *next;
+	siginfo_t info;
+};
+
+struct set {
+	uint64_t *bits;
+	siginfo_t *info;
+	struct sigqueue **queued;
+};
+
+#define SIGQUEUE_MAX	1024
+static int sigqueue_count;
+
+static struct set thread_set(struct process *p)
 {
-	if (info)
-		*slot = *info;
-	else
-		*slot = (siginfo_t){ .si_signo = sig, .si_code = SI_KERNEL };
-	slot->si_signo = sig;
-	*set |= SIGBIT(sig);
+	return (struct set){ &p->sig.pending, p->sig.info, &p->sig.queued };
+}
+
+static struct set process_set(struct process *p)
+{
+	struct signal_state *s = shared(p);
+
+	return (struct set){ &s->shared_pending, s->shared_info, &s->shared_queued };
+}
+
+static void queue(struct set s, int sig, const siginfo_t *info)
+{
+	siginfo_t si = info ? *info : (siginfo_t){ .si_code = SI_KERNEL };
+	struct sigqueue *q, **end;
+
+	si.si_signo = sig;
+	if (!(*s.bits & SIGBIT(sig))) {
+		s.info[sig - 1] = si;
+		*s.bits |= SIGBIT(sig);
+		return;
+	}
+	if (sig < SIGRTMIN || sigqueue_count >= SIGQUEUE_MAX || !(q = kmalloc(sizeof(*q))))
+		return;
+	sigqueue_count++;
+	*q = (struct sigqueue){ NULL, si };
+	for (end = s.queued; *end; end = &(*end)->next)
+		;
+	*end = q;
+}
+
+/* The one of sig in the slot goes: the next of its number queued takes its place, if any. */
+static void unqueue_first(struct set s, int sig)
+{
+	struct sigqueue **q, *found;
+
+	for (q = s.queued; *q && (*q)->info.si_signo != sig; q = &(*q)->next)
+		;
+	if (!(found = *q)) {
+		*s.bits &= ~SIGBIT(sig);
+		return;
+	}
+	s.info[sig - 1] = found->info;
+	*q = found->next;
+	kfree(found);
+	sigqueue_count--;
+}
+
+/* Every one of sig waiting in s goes. */
+static void unqueue_all(struct set s, int sig)
+{
+	while (*s.bits & SIGBIT(sig))
+		unqueue_first(s, sig);
+}
+
+void sigqueue_free(struct signal_state *st)
+{
+	struct sigqueue **lists[] = { &st->queued, &st->shared_queued }, *q;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(lists); i++) {
+		while ((q = *lists[i])) {
+			*lists[i] = q->next;
+			kfree(q);
+			sigqueue_count--;
+		}
+	}
 }
 
 /* Sleeps are interruptible: a sleeper that can take it wakes and returns -EINTR. */
@@ -105,7 +189,7 @@ bool send_signal_thread(struct process *p, int sig, const siginfo_t *info)
 	assert_kernel_locked();
 	if (p->state == PROC_ZOMBIE || p->state == PROC_DEAD || dropped_at_send(p, sig))
 		return false;
-	queue(&p->sig.pending, &p->sig.info[sig - 1], sig, info);
+	queue(thread_set(p), sig, info);
 	signal_wake(p);
 	return true;
 }
@@ -116,47 +200,60 @@ bool send_signal_thread(struct process *p, int sig, const siginfo_t *info)
  * set again or deleted takes its pending signal back (Linux drops it at
  * delivery instead, as stale; the program sees the same).
  */
+static bool of_timer(const siginfo_t *info, int timer_id)
+{
+	return info->si_code == SI_TIMER && info->timer.id == timer_id;
+}
+
 void flush_timer_signal(struct process *p, bool thread, int sig, int timer_id)
 {
-	uint64_t *set = thread ? &p->sig.pending : &shared(p)->shared_pending;
-	siginfo_t *info = thread ? &p->sig.info[sig - 1] : &shared(p)->shared_info[sig - 1];
+	struct set s = thread ? thread_set(p) : process_set(p);
+	struct sigqueue **q, *found;
 
-	if ((*set & SIGBIT(sig)) && info->si_code == SI_TIMER && info->timer.id == timer_id)
-		*set &= ~SIGBIT(sig);
+	if (!(*s.bits & SIGBIT(sig)))
+		return;
+	if (of_timer(&s.info[sig - 1], timer_id)) {
+		unqueue_first(s, sig);
+		return;
+	}
+	for (q = s.queued; *q && !of_timer(&(*q)->info, timer_id); q = &(*q)->next)
+		;
+	if ((found = *q)) {
+		*q = found->next;
+		kfree(found);
+		sigqueue_count--;
+	}
 }
 
 /* Into p's process's set, unless p would drop it: whether it was queued. */
 bool queue_signal_shared(struct process *p, int sig, const siginfo_t *info)
 {
-	struct signal_state *s = shared(p);
-
 	if (dropped_at_send(p, sig))
 		return false;
-	queue(&s->shared_pending, &s->shared_info[sig - 1], sig, info);
+	queue(process_set(p), sig, info);
 	return true;
 }
 
 /* Take the lowest signal of allowed from one set: its number (info filled in), or 0. */
-static int take_from(uint64_t *set, const siginfo_t *infos, uint64_t allowed, siginfo_t *info)
+static int take_from(struct set s, uint64_t allowed, siginfo_t *info)
 {
 	int sig;
 
-	if (!(*set & allowed))
+	if (!(*s.bits & allowed))
 		return 0;
-	sig = __builtin_ctzl(*set & allowed) + 1;
-	*set &= ~SIGBIT(sig);
-	*info = infos[sig - 1];
+	sig = __builtin_ctzl(*s.bits & allowed) + 1;
+	*info = s.info[sig - 1];
+	unqueue_first(s, sig);
 	return sig;
 }
 
 /* Take the lowest of allowed that waits for p, its own set first: its number (info filled in), or 0. */
 static int take(struct process *p, uint64_t allowed, siginfo_t *info)
 {
-	struct signal_state *s = shared(p);
-	int sig = take_from(&p->sig.pending, p->sig.info, allowed, info);
+	int sig = take_from(thread_set(p), allowed, info);
 
 	if (!sig)
-		sig = take_from(&s->shared_pending, s->shared_info, allowed, info);
+		sig = take_from(process_set(p), allowed, info);
 	if (sig && info->si_code == SI_TIMER)
 		posix_timer_dequeued(p, info);	/* its overrun count, and it may queue again */
 	return sig;
@@ -182,8 +279,8 @@ uint64_t signals_deliverable(struct process *p)
 		if (!(r & SIGBIT(sig)))
 			continue;
 		if (ignored(p, sig)) {
-			p->sig.pending &= ~SIGBIT(sig);
-			shared(p)->shared_pending &= ~SIGBIT(sig);
+			unqueue_all(thread_set(p), sig);
+			unqueue_all(process_set(p), sig);
 		} else {
 			mask |= SIGBIT(sig);
 		}

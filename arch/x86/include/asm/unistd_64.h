@@ -87,6 +87,7 @@
 #define __NR_getsid		124
 #define __NR_rt_sigpending	127
 #define __NR_rt_sigtimedwait	128
+#define __NR_rt_sigqueueinfo	129
 #define __NR_rt_sigsuspend	130
 #define __NR_sigaltstack	131
 #define __NR_mknod		133
@@ -138,6 +139,7 @@
 #define __NR_pipe2		293
 #define __NR_preadv		295
 #define __NR_pwritev		296
+#define __NR_rt_tgsigqueueinfo	297
 #define __NR_prlimit64		302
 #define __NR_getcpu		309
 #define __NR_process_vm_readv	310
