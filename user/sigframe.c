@@ -63,6 +63,40 @@ static int test_rip_edit(void)
 	return child_passes(rip_edit_child, NULL);
 }
 
+/*
+ * uc_flags as Linux sets them for a signal from 64-bit code:
+ * UC_SIGCONTEXT_SS (the frame's ss is real) and UC_STRICT_RESTORE_SS
+ * (sigreturn restores it as it is); Linux adds UC_FP_XSTATE (1) where it
+ * saved with XSAVE, which ccos does not. Before issue 27 ccos left 0.
+ */
+#define UC_FP_XSTATE		0x1
+#define UC_SIGCONTEXT_SS	0x2
+#define UC_STRICT_RESTORE_SS	0x4
+
+static unsigned long seen_uc_flags, seen_ss;
+
+static void on_usr_uc_flags(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+
+	(void)sig, (void)si;
+	seen_uc_flags = uc->uc_flags;
+	seen_ss = uc->uc_mcontext.ss;
+}
+
+static int test_uc_flags(void)
+{
+	unsigned long want = UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS;
+
+	set_handler(SIGUSR1, on_usr_uc_flags, 0, 0);
+	syscall2(__NR_kill, syscall0(__NR_getpid), SIGUSR1);
+	if ((seen_uc_flags & ~(unsigned long)UC_FP_XSTATE) != want ||
+	    (on_ccos() && seen_uc_flags != want))
+		return ktap_fail("uc_flags %#lx, expected %#lx%s", seen_uc_flags, want,
+				 on_ccos() ? "" : " (and UC_FP_XSTATE where XSAVE saved)");
+	return seen_ss == USER_DS || ktap_fail("the frame's ss %#lx, expected %#x", seen_ss, USER_DS);
+}
+
 /* ---- registers across an asynchronous signal ---- */
 
 /*
@@ -322,6 +356,7 @@ static int test_fpu_area_tail(void)
 
 static const struct test tests[] = {
 	{ "handler_edits_rip_and_registers", test_rip_edit },
+	{ "uc_flags_sigcontext_ss_strict", test_uc_flags },
 	{ "async_signal_keeps_all_registers", test_async_registers },
 	{ "altstack_when_stack_unusable", test_altstack_bad_stack },
 	{ "altstack_nested_goes_below", test_altstack_nested },

@@ -28,6 +28,16 @@ struct ucontext {
 	uint64_t uc_sigmask;
 };
 
+/*
+ * uc_flags, as Linux sets them for a 64-bit frame: the frame's ss is the
+ * interrupted code's (not a field left over from the 32-bit layout), and
+ * rt_sigreturn restores it as it is (strict) when the signal came from
+ * 64-bit code. UC_FP_XSTATE (1) would say the FPU area has XSAVE state
+ * after it; ccos saves with fxsave, so never.
+ */
+#define UC_SIGCONTEXT_SS	0x2
+#define UC_STRICT_RESTORE_SS	0x4
+
 /* What the handler finds at its rsp: the return address first. */
 struct rt_sigframe {
 	uint64_t pretcode;		/* sa_restorer, which calls rt_sigreturn */
@@ -95,6 +105,7 @@ static bool setup_frame(struct process *p, struct k_sigaction *ka, const siginfo
 	if (on_altstack(p, tf->rsp) && !on_altstack(p, frame))
 		return false;		/* nested on the alternate stack, and out of room */
 	f.pretcode = ka->restorer;
+	f.uc.uc_flags = UC_SIGCONTEXT_SS | (tf->cs == USER_CS ? UC_STRICT_RESTORE_SS : 0);
 	f.uc.uc_stack = p->sig.altstack;
 	f.uc.uc_stack.ss_flags = on_altstack(p, tf->rsp) ? SS_ONSTACK : p->sig.altstack.ss_flags;
 	*sc = (struct sigcontext){
