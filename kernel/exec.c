@@ -36,6 +36,7 @@ static int build_stack(struct mm *mm, uint64_t sp, const struct elf_info *info,
 		{ AT_BASE, 0 }, { AT_ENTRY, info->entry }, { AT_UID, 0 },
 		{ AT_EUID, 0 }, { AT_GID, 0 }, { AT_EGID, 0 }, { AT_CLKTCK, USER_HZ },
 		{ AT_SECURE, 0 }, { AT_RANDOM, 0 }, { AT_EXECFN, 0 },
+		{ AT_HWCAP2, cpu_has_fsgsbase ? HWCAP2_FSGSBASE : 0 },
 		{ AT_SYSINFO_EHDR, mm->vdso_base }, { AT_NULL, 0 },
 	};
 	size_t naux = ARRAY_SIZE(aux), nwords, i, n = 0, len;

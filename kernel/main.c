@@ -75,6 +75,7 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 	vsyscall_init();
 	vdso_init();
 	syscall_init();
+	fsgsbase_init();
 	fpu_init();
 	random_init();
 	files_init();

@@ -24,8 +24,7 @@
  * selector into GS would overwrite the kernel's base. load_gs_selector
  * swaps, loads and swaps back, with interrupts off (the scheduler runs
  * so). An NMI between the two swaps finds a user base in GS, which
- * paranoid_entry swaps (every user base is below USER_TOP: arch_prctl
- * refuses others, and a segment load gives 0).
+ * paranoid_entry sets aside for the kernel's while it runs.
  *
  * A saved selector cannot fault when loaded again: the CPU loaded it for
  * the program already, and the GDT does not change (ccos has no LDT).
@@ -72,6 +71,32 @@ void fsgs_load(const struct process *p)
 	load_gs_selector(p->gsindex);
 	wrmsr(MSR_FS_BASE, p->fs_base);
 	wrmsr(MSR_KERNEL_GS_BASE, p->gs_base);
+}
+
+/*
+ * CR4.FSGSBASE (SDM Vol. 3A 2.5) lets ring 3 read and write its FS and GS
+ * bases itself: rdfsbase, rdgsbase, wrfsbase, wrgsbase, where CPUID
+ * leaf 7 says the CPU has them (EBX bit 0). Every CPU turns it on for
+ * itself; programs learn it from AT_HWCAP2 (HWCAP2_FSGSBASE), as on
+ * Linux since 5.9. Nothing above changes: a base written so is one more
+ * the kernel did not see, and fsgs_save reads it back. What does change
+ * is that a user's GS base may now be a kernel address: paranoid_entry
+ * (trap_entry.asm) no longer guesses from it.
+ */
+bool cpu_has_fsgsbase;
+
+void fsgsbase_init(void)
+{
+	uint32_t a, b, c, d, max;
+
+	cpuid(0, 0, &max, &b, &c, &d);
+	if (max < 7)
+		return;
+	cpuid(7, 0, &a, &b, &c, &d);
+	if (!(b & 1))
+		return;
+	write_cr4(read_cr4() | CR4_FSGSBASE);
+	cpu_has_fsgsbase = true;
 }
 
 static bool user_canonical(uint64_t a)

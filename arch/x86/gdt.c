@@ -114,6 +114,7 @@ void gdt_init(int cpu)
 	int i;
 
 	memcpy(gdt[cpu], gdt_template, sizeof(gdt_template));
+	percpu_limit_set(gdt[cpu], cpu);	/* node 0: paranoid_entry's from now on */
 	kernel_stacks_set(cpu);
 	for (i = IST_DF; i < NR_FIXED_STACKS; i++)	/* ist[0] is IST 1 */
 		t->ist[i - 1] = (uint64_t)kernel_stacks[cpu][i].top;

@@ -16,6 +16,7 @@
 #include <ccos/spinlock.h>
 
 struct percpu cpus[MAX_CPUS];
+const uint64_t percpu_stride = sizeof(struct percpu);	/* paranoid_entry's (trap_entry.asm) */
 int nr_cpus = 1;
 bool lapic_ready;
 static bool aps_released;	/* smp_start_aps: the APs may enter the scheduler */
@@ -82,6 +83,7 @@ __noreturn void ap_main(void)
 	gdt_init(cpu);
 	idt_load();
 	syscall_init();
+	fsgsbase_init();
 	fpu_init();		/* saves the same initial FPU state again: harmless */
 	lapic_setup_cpu();
 	vsyscall_set_cpu(cpu, 0);

@@ -98,6 +98,8 @@ struct utsname {
 #define AT_CLKTCK	17
 #define AT_SECURE	23
 #define AT_RANDOM	25
+#define AT_HWCAP2	26
+#define HWCAP2_FSGSBASE	(1 << 1)	/* ring 3 may use rdfsbase and its kin */
 #define AT_EXECFN	31
 #define AT_SYSINFO_EHDR	33
 

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <cpuid.h>
+#include <sys/auxv.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/wait.h>
@@ -372,6 +374,87 @@ static int test_fork_copies_gs_in_use(void)
 	return 1;
 }
 
+/* ---- FSGSBASE: the program writes its bases itself ---- */
+
+#define HWCAP2_FSGSBASE	(1 << 1)
+
+static int cpu_has_fsgsbase(void)
+{
+	unsigned int a, b, c, d;
+
+	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & 1);
+}
+
+/* Where the CPU has the instructions, the kernel lets ring 3 use them and says so (AT_HWCAP2). */
+static int test_fsgsbase_offered(void)
+{
+	unsigned long base;
+
+	if (!cpu_has_fsgsbase())
+		return skip_case("the CPU has no FSGSBASE (CPUID.7.0:EBX bit 0)");
+	if (!(getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE))
+		return fail("the CPU has FSGSBASE, but AT_HWCAP2 %#lx says it may not be used",
+			    getauxval(AT_HWCAP2));
+	__asm__ volatile("rdfsbase %0" : "=r"(base));	/* #UD, SIGILL, if CR4.FSGSBASE is off */
+	return base == (unsigned long)pthread_self() ? 1 :
+	       fail("rdfsbase %#lx, musl's thread pointer %p", base, (void *)pthread_self());
+}
+
+static volatile int spin_stop;
+
+static void *spin_wrgsbase(void *arg)
+{
+	(void)arg;
+	while (!spin_stop) {
+		__asm__ volatile("wrgsbase %0" : : "r"(0x123456789000ul));
+		sched_yield();
+	}
+	return NULL;
+}
+
+static void on_usr1_nothing(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * A base written with wrgsbase, a kernel address even (a program may
+ * write any canonical one), stays the thread's across system calls,
+ * signals and switches to another thread that writes its own on the
+ * same CPU; the kernel's GS never sees it.
+ */
+static int test_wrgsbase_kept(void)
+{
+	const unsigned long mine = 0xffffffff80001000ul;
+	unsigned long base, reported;
+	pthread_t th;
+	int i;
+
+	if (!(getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE))
+		return skip_case("FSGSBASE is not offered here (AT_HWCAP2)");
+	if (!pin(0))
+		return fail("cannot pin to CPU 0");
+	signal(SIGUSR1, on_usr1_nothing);
+	pthread_create(&th, NULL, spin_wrgsbase, NULL);
+	__asm__ volatile("wrgsbase %0" : : "r"(mine));
+	for (i = 0; i < 200; i++) {
+		sched_yield();
+		if (i % 50 == 0)
+			raise(SIGUSR1);
+		__asm__ volatile("rdgsbase %0" : "=r"(base));
+		if (base != mine)
+			break;
+	}
+	arch_prctl_raw(ARCH_GET_GS, (unsigned long)&reported);
+	__asm__ volatile("wrgsbase %0" : : "r"(0ul));
+	spin_stop = 1;
+	pthread_join(th, NULL);
+	if (base != mine || reported != mine)
+		return fail("wrgsbase(%#lx): after %d switches rdgsbase %#lx, ARCH_GET_GS %#lx", mine,
+			    i, base, reported);
+	return 1;
+}
+
 static const struct ktap_test tests[] = {
 	{ "arch_get_gs_reads_the_base_in_use", test_get_gs_after_load },
 	{ "arch_get_fs_reads_the_base_in_use", test_get_fs_after_load },
@@ -380,6 +463,8 @@ static const struct ktap_test tests[] = {
 	{ "gs_kept_across_switch_two_processes_one_cpu", test_processes_one_cpu },
 	{ "gs_kept_across_switch_two_processes_two_cpus", test_processes_two_cpus },
 	{ "fork_copies_the_gs_in_use", test_fork_copies_gs_in_use },
+	{ "fsgsbase_offered_where_the_cpu_has_it", test_fsgsbase_offered },
+	{ "wrgsbase_kernel_address_kept_across_switches", test_wrgsbase_kept },
 };
 
 int main(void)

@@ -7,6 +7,7 @@ section .text
 bits 64
 
 MSR_GS_BASE	equ 0xc0000101
+PERCPU_SEL	equ 0x7b		; arch/x86/include/asm/trap.h
 
 ; Intel SDM Vol. 3 §6.13: the CPU pushes an error code for these vectors
 ; only (#DF, #TS, #NP, #SS, #GP, #PF, #AC, #CP, #VC, #SX); the others get a
@@ -54,10 +55,13 @@ trap_stub_%1:
 ; in the few instructions of the kernel that run between SYSCALL and
 ; swapgs, or between swapgs and SYSRET/IRETQ, where the saved CS is the
 ; kernel's but GS is still (or already) the user's: NMI, #MC, and #DF
-; (which can follow a fault there). paranoid_entry asks the MSR instead:
-; the kernel's GS base is a kernel-half address (bit 63 set), a user's
-; never is (arch_prctl refuses it). It swaps only if needed, and swaps
-; back on the way out, leaving GS as it found it.
+; (which can follow a fault there). Nor can GS.base itself say whose it
+; is: with CR4.FSGSBASE a program writes any base it likes with wrgsbase,
+; a kernel address too (arch/x86/fsgs.c). So paranoid_entry does not
+; swap: it saves GS.base as it finds it, loads this CPU's own, found from
+; the CPU's number in the limit of its per-CPU segment (lsl, as getcpu
+; reads it; Linux's paranoid entry does the same with FSGSBASE), and
+; writes the saved base back on the way out.
 trap_common:
 	test qword [rsp + TF_CS - TF_VECTOR], 3
 	jz .from_kernel
@@ -97,10 +101,11 @@ trap_return:
 	iretq
 
 ; NMI, #DF, #MC. From user mode they take the ordinary path. From the
-; kernel: ebx = the high half of GS.base at entry; a kernel address is
-; negative, anything else needs the kernel's base for the handler. The
+; kernel: ebx:r12d = GS.base at entry (rbx and r12 are callee-saved
+; across the handler), then GS.base = &cpus[n], n the low 12 bits of
+; PERCPU_SEL's limit, each struct percpu_stride bytes (smp.c). The
 ; handler runs from the kernel, so it returns here, never into
-; return_to_user; rbx is callee-saved across it.
+; return_to_user.
 paranoid_entry:
 	test qword [rsp + TF_CS - TF_VECTOR], 3
 	jnz trap_common
@@ -108,17 +113,23 @@ paranoid_entry:
 	cld
 	mov ecx, MSR_GS_BASE
 	rdmsr
-	mov ebx, edx
-	test ebx, ebx
-	js .kernel_gs
-	swapgs
-.kernel_gs:
+	mov ebx, eax
+	mov r12d, edx
+	mov eax, PERCPU_SEL
+	lsl eax, eax
+	and eax, 0xfff
+	extern cpus, percpu_stride
+	imul rax, [rel percpu_stride]
+	lea rax, [rax + cpus]
+	mov rdx, rax
+	shr rdx, 32
+	wrmsr
 	mov rdi, rsp
 	call trap_dispatch
-	test ebx, ebx
-	js .leave
-	swapgs
-.leave:
+	mov ecx, MSR_GS_BASE
+	mov eax, ebx
+	mov edx, r12d
+	wrmsr
 	pop_registers
 	add rsp, 16			; vector and error code
 	iretq

@@ -69,6 +69,8 @@ extern uint8_t fpu_initial_state[512];
 /* A thread's FS and GS, selectors and bases, at a switch (arch/x86/fsgs.c). */
 void fsgs_save(struct process *p);
 void fsgs_load(const struct process *p);
+void fsgsbase_init(void);		/* each CPU: CR4.FSGSBASE where it has it */
+extern bool cpu_has_fsgsbase;
 
 /* arch/x86/vdso: map the vDSO into a new address space (AT_SYSINFO_EHDR) */
 void vdso_init(void);

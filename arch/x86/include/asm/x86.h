@@ -108,6 +108,7 @@ static inline uint64_t rdtsc(void)
 #define CR4_OSFXSR	(1u << 9)
 #define CR4_OSXMMEXCPT	(1u << 10)
 #define CR4_UMIP	(1u << 11)
+#define CR4_FSGSBASE	(1u << 16)
 #define CR4_SMEP	(1u << 20)
 #define CR4_SMAP	(1u << 21)
 
