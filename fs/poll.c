@@ -1,4 +1,4 @@
-/* poll and ppoll: which descriptors are ready, waiting until one is, a timeout, or a signal. */
+/* poll and ppoll: which descriptors are ready, waiting until one is, a timeout, or a signal (select: fs/select.c). */
 #include <ccos/tty.h>
 #include <ccos/file.h>
 #include <ccos/syscall.h>
@@ -9,11 +9,6 @@
 #include <ccos/mm.h>
 #include <ccos/time.h>
 #include <ccos/uaccess.h>
-
-struct pollfd {
-	int fd;
-	short events, revents;
-};
 
 /* One channel for all: pipes and the terminal wake it on every change. */
 static char poll_chan;
@@ -50,7 +45,24 @@ static int poll_once(struct pollfd *fds, unsigned long n)
 	return ready;
 }
 
-/* deadline_ns 0: no timeout; 1: do not wait. */
+/*
+ * Wait until one of fds is ready (revents filled in): how many are, 0 at
+ * the deadline, or -EINTR. deadline_ns 0: no timeout; 1: do not wait.
+ */
+long poll_wait(struct pollfd *fds, unsigned long n, uint64_t deadline_ns)
+{
+	long ready;
+
+	for (;;) {
+		ready = poll_once(fds, n);
+		if (ready || (deadline_ns && ktime_get_ns() >= deadline_ns))
+			return ready;
+		if (signal_pending(current()))
+			return -EINTR;
+		sleep_until(&poll_chan, deadline_ns);
+	}
+}
+
 static long do_poll(struct pollfd __user *ufds, unsigned long n, uint64_t deadline_ns)
 {
 	struct pollfd *fds;
@@ -65,16 +77,7 @@ static long do_poll(struct pollfd __user *ufds, unsigned long n, uint64_t deadli
 		kfree(fds);
 		return -EFAULT;
 	}
-	for (;;) {
-		ready = poll_once(fds, n);
-		if (ready || (deadline_ns && ktime_get_ns() >= deadline_ns))
-			break;
-		if (signal_pending(current())) {
-			ready = -EINTR;
-			break;
-		}
-		sleep_until(&poll_chan, deadline_ns);
-	}
+	ready = poll_wait(fds, n, deadline_ns);
 	if (ready >= 0 && copy_to_user(ufds, fds, n * sizeof(*fds)))
 		ready = -EFAULT;
 	kfree(fds);

@@ -30,6 +30,7 @@ static const char *const programs[] = {
 	"/bin/muslsmp",
 	"/bin/muslseg",
 	"/bin/musltimer",
+	"/bin/muslselect",
 	"/bin/sysabi",
 	"/bin/sysclone",
 	"/bin/sysbusy",
@@ -52,6 +53,7 @@ static const char *const optional[] = {
 	"/bin/muslsmp",
 	"/bin/muslseg",
 	"/bin/musltimer",
+	"/bin/muslselect",
 	"/bin/glibctest",
 };
 #define NOT_BUILT	(-ENOENT)

@@ -36,7 +36,7 @@ long sys_pwrite64(unsigned int fd, const char __user *buf, size_t n, long pos);
 long sys_preadv(unsigned long fd, const struct iovec __user *iov, unsigned long cnt, long pos_l);
 long sys_pwritev(unsigned long fd, const struct iovec __user *iov, unsigned long cnt, long pos_l);
 
-/* fs/sys_fd.c, fs/pipe.c, fs/poll.c */
+/* fs/sys_fd.c, fs/pipe.c, fs/poll.c, fs/select.c */
 struct pollfd;
 long sys_dup(unsigned int fd);
 long sys_dup2(unsigned int oldfd, unsigned int newfd);
@@ -45,6 +45,11 @@ long sys_fcntl(unsigned int fd, unsigned int cmd, uint64_t arg);
 long sys_pipe(int __user *fds);
 long sys_pipe2(int __user *fds, int flags);
 long sys_poll(struct pollfd __user *fds, unsigned int n, int timeout_ms);
+long sys_select(int nfds, uint64_t __user *in, uint64_t __user *out, uint64_t __user *ex,
+		struct timeval __user *tv);
+struct sigset_arg;
+long sys_pselect6(int nfds, uint64_t __user *in, uint64_t __user *out, uint64_t __user *ex,
+		  struct timespec __user *ts, const struct sigset_arg __user *sig);
 long sys_ppoll(struct pollfd __user *fds, unsigned int n, const struct timespec __user *ts,
 	       const uint64_t __user *sigmask, size_t setsize);
 

@@ -60,6 +60,12 @@ extern struct tty tty;
 #define POLLHUP		0x010
 #define POLLNVAL	0x020
 
+struct pollfd {
+	int fd;
+	short events, revents;
+};
+long poll_wait(struct pollfd *fds, unsigned long n, uint64_t deadline_ns);	/* fs/poll.c */
+
 struct file;
 struct process;
 

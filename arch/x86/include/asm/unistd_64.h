@@ -29,6 +29,7 @@
 #define __NR_writev		20
 #define __NR_access		21
 #define __NR_pipe		22
+#define __NR_select		23
 #define __NR_sched_yield	24
 #define __NR_madvise		28
 #define __NR_dup		32
@@ -131,6 +132,7 @@
 #define __NR_readlinkat		267
 #define __NR_fchmodat		268
 #define __NR_faccessat		269
+#define __NR_pselect6		270
 #define __NR_ppoll		271
 #define __NR_set_robust_list	273
 #define __NR_get_robust_list	274
