@@ -13,6 +13,38 @@ static bool range_ok(uint64_t addr, uint64_t len)
 	return !(addr % PAGE_SIZE) && len && addr + len > addr && addr + len <= USER_TOP;
 }
 
+/*
+ * Where a mapping without MAP_FIXED goes, as Linux places it
+ * (arch/x86/kernel/sys_x86_64.c): at the hint, rounded down to a page,
+ * when [hint, hint + len) is free and above mmap's floor
+ * (vm.mmap_min_addr, 64 KiB); else in the highest gap below the mmap
+ * base. MAP_32BIT keeps it within 1 to 2 GiB, for code that needs
+ * 32-bit addresses (what the flag was made for: the small code model);
+ * a hint counts there only inside that window. 0: no room.
+ */
+#define MMAP_MIN_ADDR		0x10000ul
+#define MAP_32BIT_BOTTOM	0x40000000ul
+#define MAP_32BIT_TOP		0x80000000ul
+
+static uint64_t mmap_place(struct mm *mm, uint64_t hint, uint64_t len, long flags)
+{
+	uint64_t lo = MMAP_MIN_ADDR, hi = USER_TOP;
+	struct vma *next;
+
+	if (flags & MAP_32BIT) {
+		lo = MAP_32BIT_BOTTOM;
+		hi = MAP_32BIT_TOP;
+	}
+	hint = ALIGN_DOWN(hint, PAGE_SIZE);
+	next = vma_next(mm, hint);
+	if (len <= hi - lo && hint >= lo && hint <= hi - len &&
+	    (!next || next->start >= hint + len))
+		return hint;
+	if (flags & MAP_32BIT)
+		return vma_find_gap(mm, lo, hi, len);
+	return mm_find_gap(mm, len);
+}
+
 long sys_mmap(uint64_t addr, uint64_t len, long prot, long flags, long fd, long off)
 {
 	struct mm *mm = current()->mm;
@@ -37,7 +69,7 @@ long sys_mmap(uint64_t addr, uint64_t len, long prot, long flags, long fd, long 
 		    vma_next(mm, addr)->start < addr + len)
 			return -EEXIST;
 	} else {
-		addr = mm_find_gap(mm, len);
+		addr = mmap_place(mm, addr, len, flags);
 		if (!addr)
 			return -ENOMEM;
 	}

@@ -52,6 +52,50 @@ static int test_mmap_fixed(void)
 	return expect(munmap(p, 2 * PAGE_SIZE), 0, "munmap");
 }
 
+/*
+ * A hint is where the mapping goes when the range is free (Linux's
+ * placement; before issue 27 ccos never looked at it), far from where
+ * mmap would put it otherwise, and only then: a hint on a mapping leaves
+ * that mapping alone.
+ */
+#define FREE_HINT	((char *)0x200000000000ul)	/* 32 TiB: nothing is mapped there */
+
+static int test_mmap_hint(void)
+{
+	char *p = map_pages(1), *q;
+
+	if (IS_ERR_VALUE(p))
+		return ktap_fail("mmap returned %ld", (long)p);
+	memset(p, 0xaa, PAGE_SIZE);
+	q = mmap(FREE_HINT, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!expect((long)q, (long)FREE_HINT, "mmap at a free hint"))
+		return 0;
+	munmap(q, PAGE_SIZE);
+	q = mmap(p, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (IS_ERR_VALUE(q) || q == p || (unsigned char)p[0] != 0xaa)
+		return ktap_fail("mmap at a hint in use: %p (the hint %p), the old page %#x", q, p,
+				 (unsigned char)p[0]);
+	munmap(q, PAGE_SIZE);
+	return expect(munmap(p, PAGE_SIZE), 0, "munmap");
+}
+
+/* MAP_32BIT: within 1 to 2 GiB, as Linux places it, for code that needs 32-bit addresses. */
+#define MAP_32BIT	0x40
+
+static int test_mmap_32bit(void)
+{
+	char *p = mmap(NULL, 3 * PAGE_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+
+	if (IS_ERR_VALUE(p))
+		return ktap_fail("mmap(MAP_32BIT) returned %ld", (long)p);
+	p[0] = 1;
+	munmap(p, 3 * PAGE_SIZE);
+	if ((unsigned long)p < 0x40000000ul || (unsigned long)p + 3 * PAGE_SIZE > 0x80000000ul)
+		return ktap_fail("mmap(MAP_32BIT) at %p, not within 1 to 2 GiB", p);
+	return 1;
+}
+
 static int test_mmap_errors(void)
 {
 	char *p = map_pages(1);
@@ -291,6 +335,8 @@ static const struct test tests[] = {
 	{ "brk_grow_shrink", test_brk },
 	{ "mmap_anonymous", test_mmap_anon },
 	{ "mmap_fixed", test_mmap_fixed },
+	{ "mmap_hint_taken_where_free", test_mmap_hint },
+	{ "mmap_32bit_within_1_to_2_gib", test_mmap_32bit },
 	{ "mmap_errors", test_mmap_errors },
 	{ "munmap_then_touch_sigsegv", test_munmap_segv },
 	{ "mprotect_then_write_sigsegv", test_mprotect_segv },

@@ -70,6 +70,7 @@ struct utsname {
 #define MAP_SHARED	0x01
 #define MAP_FIXED	0x10
 #define MAP_ANONYMOUS	0x20
+#define MAP_32BIT	0x40
 #define MAP_FIXED_NOREPLACE 0x100000
 
 #define WNOHANG		1
