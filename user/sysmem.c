@@ -96,6 +96,103 @@ static int test_mmap_32bit(void)
 	return 1;
 }
 
+/* ---- mremap (25; ENOSYS before issue 27) ---- */
+
+#define __NR_mremap		25
+#define MREMAP_MAYMOVE		1
+#define MREMAP_FIXED		2
+#define MAP_FIXED_NOREPLACE	0x100000
+
+static long mremap(void *old, unsigned long old_len, unsigned long new_len, long flags, void *to)
+{
+	return syscall5(__NR_mremap, (long)old, old_len, new_len, flags, (long)to);
+}
+
+/* Whether [p, p + len) is free: a MAP_FIXED_NOREPLACE mapping there succeeds (and goes again). */
+static int is_free(char *p, unsigned long len)
+{
+	char *q = mmap(p, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (q != p)
+		return 0;
+	munmap(q, len);
+	return 1;
+}
+
+static int pattern_ok(const char *p, unsigned long len, unsigned long zero_from)
+{
+	unsigned long i;
+
+	for (i = 0; i < len; i++)
+		if ((unsigned char)p[i] != (i < zero_from ? (unsigned char)(i * 7 + 1) : 0))
+			return 0;
+	return 1;
+}
+
+static void fill(char *p, unsigned long len)
+{
+	unsigned long i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (char)(i * 7 + 1);
+}
+
+/* Grown (in place or moved), the old contents come along and the rest is zero; shrunk, the tail goes. */
+static int test_mremap_grow_shrink(void)
+{
+	char *p = map_pages(2), *q;
+
+	if (IS_ERR_VALUE(p))
+		return ktap_fail("mmap returned %ld", (long)p);
+	fill(p, 2 * PAGE_SIZE);
+	q = (char *)mremap(p, 2 * PAGE_SIZE, 5 * PAGE_SIZE, MREMAP_MAYMOVE, NULL);
+	if (IS_ERR_VALUE(q))
+		return ktap_fail("mremap(grow, MREMAP_MAYMOVE) returned %ld", (long)q);
+	if (!pattern_ok(q, 5 * PAGE_SIZE, 2 * PAGE_SIZE))
+		return ktap_fail("after growing: the old bytes are not there, or the new not zero");
+	if (!expect(mremap(q, 5 * PAGE_SIZE, PAGE_SIZE, 0, NULL), (long)q, "mremap(shrink)"))
+		return 0;
+	if (!pattern_ok(q, PAGE_SIZE, PAGE_SIZE) || !is_free(q + PAGE_SIZE, 4 * PAGE_SIZE))
+		return ktap_fail("after shrinking: the first page changed, or the tail is still mapped");
+	return expect(munmap(q, PAGE_SIZE), 0, "munmap");
+}
+
+/* Without MREMAP_MAYMOVE a mapping that cannot grow where it is stays (ENOMEM); FIXED moves it there. */
+static int test_mremap_move(void)
+{
+	char *p = map_pages(3), *q;
+
+	if (IS_ERR_VALUE(p))
+		return ktap_fail("mmap returned %ld", (long)p);
+	munmap(p + 2 * PAGE_SIZE, PAGE_SIZE);	/* the middle page stays: p cannot grow in place */
+	fill(p, PAGE_SIZE);
+	if (!expect(mremap(p, PAGE_SIZE, 2 * PAGE_SIZE, 0, NULL), -ENOMEM,
+		    "mremap(grow into a mapping, no MREMAP_MAYMOVE)"))
+		return 0;
+	q = (char *)mremap(p, PAGE_SIZE, 2 * PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED, FREE_HINT);
+	if (!expect((long)q, (long)FREE_HINT, "mremap(MREMAP_FIXED)"))
+		return 0;
+	if (!pattern_ok(q, 2 * PAGE_SIZE, PAGE_SIZE) || !is_free(p, PAGE_SIZE))
+		return ktap_fail("after the move: the bytes did not come along, or the old page stayed");
+	munmap(q, 2 * PAGE_SIZE);
+	return expect(munmap(p + PAGE_SIZE, PAGE_SIZE), 0, "munmap");
+}
+
+static int test_mremap_errors(void)
+{
+	char *p = map_pages(1);
+
+	if (IS_ERR_VALUE(p))
+		return ktap_fail("mmap returned %ld", (long)p);
+	munmap(p, PAGE_SIZE);
+	return expect(mremap(p, PAGE_SIZE, PAGE_SIZE, MREMAP_FIXED, FREE_HINT), -EINVAL,
+		      "MREMAP_FIXED without MREMAP_MAYMOVE") &&
+	       expect(mremap(p + 1, PAGE_SIZE, PAGE_SIZE, 0, NULL), -EINVAL, "unaligned") &&
+	       expect(mremap(p, PAGE_SIZE, 0, 0, NULL), -EINVAL, "new size 0") &&
+	       expect(mremap(p, PAGE_SIZE, 2 * PAGE_SIZE, MREMAP_MAYMOVE, NULL), -EFAULT,
+		      "a range nothing maps");
+}
+
 static int test_mmap_errors(void)
 {
 	char *p = map_pages(1);
@@ -337,6 +434,9 @@ static const struct test tests[] = {
 	{ "mmap_fixed", test_mmap_fixed },
 	{ "mmap_hint_taken_where_free", test_mmap_hint },
 	{ "mmap_32bit_within_1_to_2_gib", test_mmap_32bit },
+	{ "mremap_grow_shrink_keep_contents", test_mremap_grow_shrink },
+	{ "mremap_enomem_in_place_fixed_moves", test_mremap_move },
+	{ "mremap_errors", test_mremap_errors },
 	{ "mmap_errors", test_mmap_errors },
 	{ "munmap_then_touch_sigsegv", test_munmap_segv },
 	{ "mprotect_then_write_sigsegv", test_mprotect_segv },

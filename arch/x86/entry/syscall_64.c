@@ -55,6 +55,7 @@ const syscall_fn syscall_table[NR_SYSCALLS] = {
 	ENTRY(__NR_pipe, sys_pipe),
 	ENTRY(__NR_select, sys_select),
 	ENTRY(__NR_sched_yield, sys_sched_yield),
+	ENTRY(__NR_mremap, sys_mremap),
 	ENTRY(__NR_madvise, sys_madvise),
 	ENTRY(__NR_dup, sys_dup),
 	ENTRY(__NR_dup2, sys_dup2),

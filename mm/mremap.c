@@ -1,0 +1,133 @@
+/* mremap: shrink, grow or move a mapping, its pages going with it. */
+#include <ccos/syscall.h>
+#include <ccos/proc.h>
+#include <ccos/mm.h>
+#include <ccos/errno.h>
+#include <asm/tlb.h>
+
+#define MREMAP_MAYMOVE	1
+#define MREMAP_FIXED	2
+
+static bool free_range(struct mm *mm, uint64_t start, uint64_t len)
+{
+	struct vma *next = vma_next(mm, start);
+
+	return start + len <= USER_TOP && (!next || next->start >= start + len);
+}
+
+/*
+ * Move [old, old + old_len), inside area v, to new, as an area of new_len:
+ * a fresh area is mapped there (zeroed pages), then page by page the two
+ * page-table entries swap, so the old pages, their contents and their
+ * frames (shared ones too: the vDSO's) are at the new address, and the
+ * fresh ones at the old, which unmapping then frees. Every CPU forgets
+ * the new range too before the call returns: another thread could have
+ * touched a fresh page there meanwhile.
+ */
+static long move_mapping(struct mm *mm, struct vma *v, uint64_t old, uint64_t old_len,
+			 uint64_t new, uint64_t new_len)
+{
+	uint64_t i, *from, *to, pte;
+	const char *name = v->name;
+	bool shared = v->shared;
+	int prot = v->prot, err;
+
+	if ((err = mm_map(mm, new, new_len, prot, name)))
+		return err;
+	for (i = 0; i < old_len; i += PAGE_SIZE) {
+		from = pte_lookup(mm->pml4, old + i, false);
+		to = pte_lookup(mm->pml4, new + i, false);
+		if (!from || !to)
+			continue;
+		pte = *to;
+		*to = *from;
+		*from = pte;
+	}
+	mm_find_vma(mm, new)->shared = shared;
+	for (i = 0; i < new_len && read_cr3_is(mm->pml4); i += PAGE_SIZE)
+		__asm__ volatile("invlpg (%0)" : : "r"(new + i) : "memory");
+	tlb_shootdown(mm->pml4, new, new + new_len);
+	if ((err = mm_unmap(mm, old, old_len)))
+		return err;
+	if (mm->vdso_base == old)
+		mm->vdso_base = new;		/* as Linux's vdso_mremap */
+	return new;
+}
+
+/*
+ * Zeroed pages after area v, which then ends after them: one area still,
+ * as Linux merges them, so that the next mremap finds the whole range in
+ * one area.
+ */
+static long grow_in_place(struct mm *mm, struct vma *v, uint64_t more)
+{
+	uint64_t end = v->end;
+	struct vma *added;
+	int err;
+
+	if ((err = mm_map(mm, end, more, v->prot, v->name)))
+		return err;
+	added = mm_find_vma(mm, end);
+	vma_remove(mm, added);
+	kfree(added);
+	vma_remove(mm, v);
+	v->end = end + more;
+	vma_insert(mm, v);
+	return 0;
+}
+
+/*
+ * As Linux's (mm/mremap.c), for the areas ccos has: the old range must lie
+ * in one area (EFAULT); a smaller size gives back the tail; a larger one
+ * grows in place when the pages after it are free, else moves with
+ * MREMAP_MAYMOVE (ENOMEM without), to MREMAP_FIXED's address if given
+ * (what was there is unmapped first). The grown part is zeroed pages with
+ * the area's protection.
+ */
+long sys_mremap(uint64_t old, uint64_t old_len, uint64_t new_len, long flags, uint64_t new_addr)
+{
+	struct mm *mm = current()->mm;
+	struct vma *v;
+	int err;
+
+	if (flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED) || old % PAGE_SIZE ||
+	    ((flags & MREMAP_FIXED) && !(flags & MREMAP_MAYMOVE)))
+		return -EINVAL;
+	old_len = ALIGN_UP(old_len, PAGE_SIZE);
+	new_len = ALIGN_UP(new_len, PAGE_SIZE);
+	if (!old_len || !new_len || old_len > USER_TOP || new_len > USER_TOP)
+		return -EINVAL;
+	if (new_len / PAGE_SIZE > frames_free())
+		return -ENOMEM;		/* as mmap: memory is allocated at once, it must exist */
+	if (flags & MREMAP_FIXED) {
+		if (new_addr % PAGE_SIZE || new_addr > USER_TOP - new_len || new_addr < 0x10000 ||
+		    (new_addr < old + old_len && old < new_addr + new_len))
+			return -EINVAL;
+	}
+	v = mm_find_vma(mm, old);
+	if (!v || old + old_len > v->end)
+		return -EFAULT;
+	if (new_len < old_len) {	/* the tail goes first, moved or not */
+		if ((err = mm_unmap(mm, old + new_len, old_len - new_len)))
+			return err;
+		old_len = new_len;
+		v = mm_find_vma(mm, old);
+	}
+	if (flags & MREMAP_FIXED) {
+		if ((err = mm_unmap(mm, new_addr, new_len)))
+			return err;
+		v = mm_find_vma(mm, old);	/* the unmap may have split its area */
+		return move_mapping(mm, v, old, old_len, new_addr, new_len);
+	}
+	if (new_len == old_len)
+		return old;
+	if (old + old_len == v->end && free_range(mm, old + old_len, new_len - old_len)) {
+		err = grow_in_place(mm, v, new_len - old_len);
+		return err ? err : (long)old;
+	}
+	if (!(flags & MREMAP_MAYMOVE))
+		return -ENOMEM;
+	if (!(new_addr = mm_find_gap(mm, new_len)))
+		return -ENOMEM;
+	return move_mapping(mm, v, old, old_len, new_addr, new_len);
+}
