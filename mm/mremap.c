@@ -1,9 +1,10 @@
 /* mremap: shrink, grow or move a mapping, its pages going with it. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
+#include <ccos/vm.h>
 #include <ccos/mm.h>
 #include <ccos/errno.h>
-#include <asm/tlb.h>
+#include <asm/arch.h>
 
 #define MREMAP_MAYMOVE	1
 #define MREMAP_FIXED	2
