@@ -40,11 +40,9 @@ long timeout_deadline(const struct timespec __user *uts, uint64_t *deadline); /*
 int do_settimeofday(const struct timespec *ts, const struct timezone *tz);	/* either may be NULL */
 void ktime_boot_wall(struct timespec *ts);	/* the wall clock at boot */
 
-/* Timers (kernel/time/itimer.c, posix-timers.c): run from the scheduler's pass and the tick. */
-struct process;
+/* Timers (kernel/time/itimer.c, posix-timers.c): run from the scheduler's pass. */
 void timers_run(uint64_t now);			/* every timer whose time has come */
-void itimers_run(uint64_t now);			/* ITIMER_REAL's */
-void itimer_tick(struct process *p, bool user);	/* ITIMER_VIRTUAL's and ITIMER_PROF's */
+void itimers_run(uint64_t now);			/* setitimer's */
 void exit_posix_timers(int tgid);		/* exec, and the process's end */
 
 /* Timekeeping internals shared with the tick (kernel/time/time.c). */

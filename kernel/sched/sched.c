@@ -205,8 +205,6 @@ void wakeup(const void *chan)
 void sched_tick(struct trap_frame *tf)
 {
 	account_tick(tf);
-	if (current())
-		itimer_tick(current(), user_mode(tf));
 	if (user_mode(tf) && current())
 		this_cpu()->need_resched = true;
 }

@@ -1,4 +1,4 @@
-/* Interval timers: setitimer, getitimer and alarm; ITIMER_REAL on the clock, the CPU ones by the tick. */
+/* Interval timers: setitimer, getitimer and alarm; ITIMER_REAL on the clock, the CPU ones on the process's CPU time. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
 #include <ccos/time.h>
@@ -13,11 +13,12 @@
  * ITIMER_PROF counts user and system time and sends SIGPROF. A timer
  * with an interval starts again at each expiry, one signal per expiry
  * (a signal still pending takes no second one). ITIMER_REAL's value is a
- * CLOCK_MONOTONIC deadline, which the scheduler's pass at each tick
- * checks (timers_run); the CPU timers' is the time left, which each tick
- * takes from the process that it interrupted, the whole tick to the mode
- * it was in, as Linux does without VIRT_CPU_ACCOUNTING. So all three
- * resolve a tick (10 ms). exec keeps them, fork does not copy them.
+ * CLOCK_MONOTONIC deadline; the CPU timers' a deadline in the process's
+ * CPU time (kernel/sched/cputime.c, which the tick charges: its user
+ * time for ITIMER_VIRTUAL, user and system for ITIMER_PROF), as Linux's
+ * it->expires. The scheduler's pass at each tick checks all three
+ * (timers_run), inside the kernel lock, so they resolve a tick (10 ms).
+ * exec keeps them, fork does not copy them.
  */
 static const int itimer_signal[NR_ITIMERS] = {
 	[ITIMER_REAL] = SIGALRM, [ITIMER_VIRTUAL] = SIGVTALRM, [ITIMER_PROF] = SIGPROF,
@@ -33,16 +34,32 @@ static struct timeval ns_timeval(uint64_t ns)
 	return (struct timeval){ ns / NSEC_PER_SEC, ns % NSEC_PER_SEC / NSEC_PER_USEC };
 }
 
-/* What is left of timer which: a timer that is due but not yet run has 1 us left, as on Linux. */
+/* What timer which counts: the clock, or the process's CPU time. */
+static uint64_t itimer_now(const struct process *leader, int which)
+{
+	struct cputime t;
+
+	if (which == ITIMER_REAL)
+		return ktime_get_ns();
+	t = group_cputime(leader);
+	return which == ITIMER_VIRTUAL ? t.user : t.user + t.sys;
+}
+
+/*
+ * What is left of timer which. One that is due but not yet run has, as
+ * on Linux, 1 us left (ITIMER_REAL) or a tick (the CPU ones).
+ */
 static uint64_t itimer_left(const struct process *leader, int which)
 {
 	const struct itimer *it = &leader->itimer[which];
 	uint64_t now;
 
-	if (which != ITIMER_REAL || !it->value)
-		return it->value;
-	now = ktime_get_ns();
-	return it->value > now ? it->value - now : NSEC_PER_USEC;
+	if (!it->value)
+		return 0;
+	now = itimer_now(leader, which);
+	if (it->value > now)
+		return it->value - now;
+	return which == ITIMER_REAL ? NSEC_PER_USEC : tick_nsec;
 }
 
 static void itimer_get(const struct process *leader, int which, struct itimerval *v)
@@ -57,7 +74,7 @@ static void itimer_set(struct process *leader, int which, uint64_t value, uint64
 	struct itimer *it = &leader->itimer[which];
 
 	it->incr = incr;
-	it->value = value && which == ITIMER_REAL ? ktime_get_ns() + value : value;
+	it->value = value ? itimer_now(leader, which) + value : 0;
 }
 
 long sys_getitimer(int which, struct itimerval __user *uv)
@@ -108,48 +125,34 @@ long sys_alarm(unsigned int seconds)
 	return left ? MAX((left + NSEC_PER_SEC / 2) / NSEC_PER_SEC, 1) : 0;
 }
 
-/* ITIMER_REAL of each process whose deadline has come: from the scheduler's pass (timers_run). */
+/*
+ * Each process's timers whose deadline has come: from the scheduler's
+ * pass (timers_run). ITIMER_REAL starts again after the last expiry
+ * missed; a CPU timer one interval on, as Linux's check_cpu_itimer.
+ */
 void itimers_run(uint64_t now)
 {
 	struct process *p;
+	int which;
 
+	assert_kernel_locked();
 	for (p = proc_table; p < proc_table + NPROC; p++) {
-		struct itimer *it = &p->itimer[ITIMER_REAL];
-
-		if (!it->value || now < it->value || p != p->group_leader)
+		if (p != p->group_leader)
 			continue;
-		it->value = it->incr ? it->value + (1 + (now - it->value) / it->incr) * it->incr : 0;
-		send_signal(p, SIGALRM, NULL);
+		for (which = 0; which < NR_ITIMERS; which++) {
+			struct itimer *it = &p->itimer[which];
+			uint64_t t;
+
+			if (!it->value)
+				continue;
+			t = which == ITIMER_REAL ? now : itimer_now(p, which);
+			if (t < it->value)
+				continue;
+			if (which == ITIMER_REAL)
+				it->value = it->incr ? it->value + (1 + (t - it->value) / it->incr) * it->incr : 0;
+			else
+				it->value = it->incr ? it->value + it->incr : 0;
+			send_signal(p, itimer_signal[which], NULL);
+		}
 	}
-}
-
-static void cpu_timer_charge(struct process *leader, int which, uint64_t ns)
-{
-	struct itimer *it = &leader->itimer[which];
-
-	if (!it->value)
-		return;
-	if (it->value > ns) {
-		it->value -= ns;
-		return;
-	}
-	it->value = it->incr;
-	send_signal(leader, itimer_signal[which], NULL);
-}
-
-/* From the tick: p ran for it, in user mode or not. */
-void itimer_tick(struct process *p, bool user)
-{
-	struct process *leader = p->group_leader;
-
-	if (!leader->itimer[ITIMER_VIRTUAL].value && !leader->itimer[ITIMER_PROF].value)
-		return;
-	/* The tick from user mode comes without the kernel lock (arch/x86/entry/common.c). */
-	if (user)
-		lock_kernel();
-	if (user)
-		cpu_timer_charge(leader, ITIMER_VIRTUAL, tick_nsec);
-	cpu_timer_charge(leader, ITIMER_PROF, tick_nsec);
-	if (user)
-		unlock_kernel();
 }
