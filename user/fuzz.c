@@ -5,18 +5,24 @@
  * fuzz SEED CALLS [trace]: the calls come from SEED alone, so a run can be
  * repeated; `trace` prints each call before it is made, to find the one a
  * hang stopped at. Each call runs in a forked child, which the parent
- * kills if it is not done in WATCHDOG_MS, then reaps. One in THREAD_ROUND
- * is a thread round instead (user/fuzz/threads.c): the child's threads,
- * on every CPU, race the calls that SMP makes hard. A line every
- * HEARTBEAT calls shows the run is alive. At the end, memory and the
- * number of processes must be back where they were.
+ * kills if it is not done in WATCHDOG_MS, then reaps. One in 8 is a
+ * thread round instead (user/fuzz/threads.c): the child's threads, on
+ * every CPU, race the calls that SMP makes hard. One in 64 checks what the
+ * kernel copies out (copyout.c, sigframe.c), one in 64 a file of /tmp
+ * against a model (filemodel.c), and every MEMFILL calls (and once in a
+ * shorter run) memory is filled and freed before a fork (memfill.c): a
+ * check round's child reports what it saw wrong through a pipe, and each
+ * check has its KTAP result. A line every HEARTBEAT calls shows the run
+ * is alive. At the end, memory and the number of processes must be back
+ * where they were.
  */
 #define WATCHDOG_MS	100
+#define CHECK_WATCHDOG_MS	20000	/* a check round: filling memory takes seconds under TCG */
 #define HEARTBEAT	500
 #define WARMUP		200		/* calls before the first count of memory */
 #define SLACK_KB	256		/* the kernel heap may keep a few more pages cached */
 #define MAX_NR		512
-#define THREAD_ROUND	8
+#define MEMFILL		5000
 
 #define __NR_sysinfo	99
 #define __NR_tkill	200
@@ -24,6 +30,19 @@
 #define __NR_rt_sigqueueinfo	129
 #define __NR_rt_tgsigqueueinfo	297
 #define __WALL		0x40000000
+
+enum round { CALL, THREADS, COPYOUT, FILE_MODEL, MEMFILL_FORK, NR_ROUNDS };
+
+static const struct check {
+	const char *name;		/* a check's KTAP result */
+	int (*run)(int fd);
+} checks[NR_ROUNDS] = {
+	[CALL] = { "a random call", NULL },
+	[THREADS] = { "a thread round", NULL },
+	[COPYOUT] = { "copied_out_structures_hold_no_stray_bytes", check_copyout },
+	[FILE_MODEL] = { "tmpfs_rewrites_match_the_model", check_file_model },
+	[MEMFILL_FORK] = { "fork_after_memory_filled_and_freed", check_fork_after_fill },
+};
 
 /* xorshift64*: small, and the same sequence on every machine for a seed. */
 static unsigned long rng;
@@ -38,11 +57,11 @@ unsigned long next_random(void)
 
 /* The numbers ccos implements, picked more often than the rest. */
 static const short known[] = {
-	0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 19, 20, 23, 24, 25, 28, 34, 35,
-	36, 37, 38, 39, 56, 57, 58, 59, 60, 61, 62, 63, 79, 96, 97, 99, 102, 104, 107, 108,
-	109, 110, 111, 112, 121, 124, 127, 129, 130, 131, 157, 158, 160, 186, 200, 201, 203,
-	204, 218, 222, 223, 224, 225, 226, 228, 229, 230, 231, 234, 257, 262, 270, 297, 302, 309,
-	310, 318, 435,
+	0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 23, 24, 25,
+	28, 34, 35, 36, 37, 38, 39, 56, 57, 58, 59, 60, 61, 62, 63, 79, 96, 97, 98, 99,
+	100, 102, 104, 107, 108, 109, 110, 111, 112, 121, 124, 127, 129, 130, 131, 157,
+	158, 160, 186, 200, 201, 203, 204, 218, 222, 223, 224, 225, 226, 228, 229, 230,
+	231, 234, 247, 257, 262, 270, 295, 296, 297, 302, 309, 310, 311, 318, 435,
 };
 
 static char buf[8192] __attribute__((aligned(4096)));	/* what "a user pointer" points into */
@@ -107,8 +126,24 @@ void trace_call(const char *what, long n, const struct call *c)
 		  c->a[0], c->a[1], c->a[2], c->a[3], c->a[4], c->a[5]);
 }
 
+/* A line of a check's report, written to fd (a pipe to the parent); 1, a failure. */
+int report(int fd, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	n = n < (int)sizeof(line) - 1 ? n : (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	write(fd, line, n);
+	return 1;
+}
+
 /* The child: fds 0, 1 and 2 become a read-only file, so no stray write reaches the console. */
-static void setup_child(void)
+static void setup_child(unsigned int watchdog_s)
 {
 	struct kernel_sigaction dfl = { 0 };
 	sigset_t none = 0;
@@ -120,7 +155,7 @@ static void setup_child(void)
 	}
 	rt_sigaction(SIGCHLD, &dfl, NULL, sizeof(sigset_t));	/* as the parent's were */
 	rt_sigprocmask(SIG_SETMASK, &none, NULL, sizeof(none));
-	alarm(2);			/* a second watchdog, should the parent's fail */
+	alarm(watchdog_s);		/* a second watchdog, should the parent's fail */
 	for (i = 0; i < (int)sizeof(buf); i++)
 		buf[i] = next_random();
 }
@@ -128,6 +163,12 @@ static void setup_child(void)
 struct counts {
 	long returned, signaled, watchdog, forkfail;
 };
+
+/* Of each check: its runs, the failed ones, and what the first saw. */
+static struct {
+	long runs, failed, first_call, ns;
+	char first[200];
+} results[NR_ROUNDS];
 
 static void child_exited(int sig, siginfo_t *si, void *uc)
 {
@@ -138,11 +179,12 @@ static void child_exited(int sig, siginfo_t *si, void *uc)
  * Wait for the child until the deadline: SIGCHLD, blocked but for the
  * ppoll, ends the wait as the child exits, on whichever CPU it ran. (A
  * yield, then a sleep of a tick, waited a tick per call when the child
- * ran on another CPU.) Then kill it if it is still there.
+ * ran on another CPU.) Then kill it if it is still there. Its wait
+ * status, or -1 if the watchdog killed it.
  */
-static int reap(long pid, struct counts *k, long n)
+static int reap(long pid, struct counts *k, long n, long watchdog_ms)
 {
-	long deadline = now_ns() + WATCHDOG_MS * MSEC, left, r, stray;
+	long deadline = now_ns() + watchdog_ms * MSEC, left, r, stray;
 	sigset_t unblocked = 0;
 	struct timespec ts;
 	int status, other;
@@ -164,7 +206,70 @@ static int reap(long pid, struct counts *k, long n)
 	/* A clone with CLONE_PARENT made a child of this process: reap it too. */
 	while ((stray = wait4(-1, &other, WNOHANG | __WALL, NULL)) > 0)
 		ktap_diag("call %ld: reaped %ld, a process it made this one's child", n, stray);
-	return r != 0;
+	return r ? status : -1;
+}
+
+/*
+ * A check round's verdict: the child's report from the pipe (one line
+ * for each thing it saw wrong), or how it ended if not by exit(0).
+ */
+static void judge(enum round round, long n, int status, long rfd)
+{
+	char text[1024], *line, *end;
+	long got;
+
+	fcntl(rfd, F_SETFL, O_NONBLOCK);
+	got = read(rfd, text, sizeof(text) - 1);
+	text[got > 0 ? got : 0] = 0;
+	if (!text[0] && status < 0)
+		snprintf(text, sizeof(text), "still running after %d ms, killed\n", CHECK_WATCHDOG_MS);
+	else if (!text[0] && WIFSIGNALED(status))
+		snprintf(text, sizeof(text), "killed by signal %d\n", WTERMSIG(status));
+	else if (!text[0] && WEXITSTATUS(status))
+		snprintf(text, sizeof(text), "exit status %d, and no report\n", WEXITSTATUS(status));
+	results[round].runs++;
+	if (!text[0])
+		return;
+	if (!results[round].failed++) {
+		results[round].first_call = n;
+		snprintf(results[round].first, sizeof(results[round].first), "%s", text);
+		*strchr(results[round].first, '\n') = 0;
+	}
+	for (line = text; (end = strchr(line, '\n')); line = end + 1) {
+		*end = 0;
+		ktap_diag("call %ld: %s: %s", n, checks[round].name, line);
+	}
+}
+
+/* Which round call n is: from the seed, but memory is filled every MEMFILL calls (once in a shorter run). */
+static enum round draw_round(long n, long calls)
+{
+	unsigned long r = next_random();
+
+	if (n % MEMFILL == 0 || (calls < MEMFILL && n == calls / 2))
+		return MEMFILL_FORK;
+	if (r % 64 == 0)
+		return COPYOUT;
+	if (r % 64 == 1)
+		return FILE_MODEL;
+	return r % 8 == 2 ? THREADS : CALL;
+}
+
+/* Before a count of memory: the rounds' files of /tmp go, and directories a killed round left. */
+static void remove_files(void)
+{
+	char name[64];
+	int i;
+
+	for (i = 0; i < FUZZ_FILES; i++) {
+		fuzz_file_name(name, sizeof(name), i);
+		syscall1(__NR_unlink, (long)name);
+	}
+	for (i = 0; i < FUZZ_SPRAY; i++) {
+		fuzz_spray_name(name, sizeof(name), i);
+		syscall1(__NR_rmdir, (long)name);
+	}
+	syscall1(__NR_unlink, (long)FUZZ_MODEL_FILE);
 }
 
 /* Per CPU, the kernel lock's contention, switches, halts and TLB shootdowns (docs/smp.md). */
@@ -203,16 +308,40 @@ static unsigned long parse_number(const char *s)
 	return v;
 }
 
+/* Each check's KTAP result: ok, not ok with what its first failure saw, or a skip if never drawn. */
+static void check_results(long calls)
+{
+	enum round i;
+
+	for (i = COPYOUT; i < NR_ROUNDS; i++)
+		ktap_diag("fuzz check: %ld rounds of %s in %ld ms", results[i].runs, checks[i].name,
+			  results[i].ns / MSEC);
+	for (i = COPYOUT; i < NR_ROUNDS; i++) {
+		char why[64];
+
+		if (!results[i].runs) {
+			snprintf(why, sizeof(why), "not drawn in %ld calls", calls);
+			ktap_skip(why, checks[i].name);
+			continue;
+		}
+		if (results[i].failed)
+			ktap_fail("%ld of %ld runs failed, the first at call %ld: %s", results[i].failed,
+				  results[i].runs, results[i].first_call, results[i].first);
+		ktap_ok(!results[i].failed, "%s", checks[i].name);
+	}
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	unsigned long seed = argc > 1 ? parse_number(argv[1]) : 1;
 	long calls = argc > 2 ? (long)parse_number(argv[2]) : 2000, n, pid;
-	int trace = argc > 3 && !strcmp(argv[3], "trace"), procs_before = 0;
-	long free_before = 0, free_after, t0 = now_ns();
+	int trace = argc > 3 && !strcmp(argv[3], "trace"), procs_before = 0, status, pipefd[2];
+	long free_before = 0, free_after, t0 = now_ns(), t_round;
 	unsigned long online = 1;
 	struct thread_plan *plan = NULL;
 	sigset_t chld = 1ul << (SIGCHLD - 1);
 	struct counts k = { 0 };
+	enum round round;
 	struct call c;
 
 	(void)envp;
@@ -220,37 +349,57 @@ int main(int argc, char **argv, char **envp)
 	sigaction(SIGCHLD, child_exited, 0);
 	rt_sigprocmask(SIG_BLOCK, &chld, NULL, sizeof(chld));
 	sched_getaffinity(0, sizeof(online), &online);
-	ktap_plan(3);
+	ktap_plan(3 + NR_ROUNDS - COPYOUT);
 	ktap_diag("fuzz: seed %lu, %ld calls, watchdog %d ms (repeat with: fuzz %lu %ld trace)",
 		  seed, calls, WATCHDOG_MS, seed, calls);
 	for (n = 1; n <= calls; n++) {
 		if (n == WARMUP || (n == calls && calls < WARMUP)) {
 			sleep_ns(50 * MSEC);		/* let init reap the orphans */
+			remove_files();
 			free_before = meminfo_kb("MemFree");
 			procs_before = processes();
 		}
-		plan = next_random() % THREAD_ROUND ? NULL : make_threads();
-		if (!plan)
+		round = draw_round(n, calls);
+		plan = round == THREADS ? make_threads() : NULL;
+		if (round == CALL)
 			make_call(&c);
 		if (trace && plan)
 			trace_threads(n, plan);
-		else if (trace)
+		else if (trace && round == CALL)
 			trace_call("call", n, &c);
+		else if (trace)
+			ktap_diag("call %ld: %s", n, checks[round].name);
+		t_round = now_ns();
+		if (round >= COPYOUT && pipe2(pipefd, O_CLOEXEC)) {
+			k.forkfail++;
+			continue;
+		}
 		pid = fork();
 		if (pid == 0) {
-			setup_child();
+			setup_child(round >= COPYOUT ? CHECK_WATCHDOG_MS / 1000 + 1 : 2);
+			if (round >= COPYOUT)
+				exit_group(checks[round].run(pipefd[1]) ? 1 : 0);
 			if (plan)
 				run_threads(plan, online);	/* does not return */
 			aim_call(&c, getpid());
 			syscall6(c.nr, c.a[0], c.a[1], c.a[2], c.a[3], c.a[4], c.a[5]);
 			exit_group(0);
 		}
+		if (round >= COPYOUT)
+			close(pipefd[1]);
 		if (pid < 0) {
 			k.forkfail++;
+			if (round >= COPYOUT)
+				close(pipefd[0]);
 			sleep_ns(10 * MSEC);
 			continue;
 		}
-		if (!reap(pid, &k, n) && k.watchdog <= 20) {
+		status = reap(pid, &k, n, round >= COPYOUT ? CHECK_WATCHDOG_MS : WATCHDOG_MS);
+		if (round >= COPYOUT) {
+			judge(round, n, status, pipefd[0]);
+			close(pipefd[0]);
+			results[round].ns += now_ns() - t_round;
+		} else if (status == -1 && k.watchdog <= 20) {
 			if (plan)
 				ktap_diag("call %ld: a thread round still running after %d ms: killed",
 					  n, WATCHDOG_MS);
@@ -262,6 +411,7 @@ int main(int argc, char **argv, char **envp)
 				  n, (now_ns() - t0) / MSEC, k.returned, k.signaled, k.watchdog);
 	}
 	sleep_ns(100 * MSEC);
+	remove_files();
 	free_after = meminfo_kb("MemFree");
 	ktap_diag("fuzz: done, %ld calls in %ld ms; MemFree %ld kB -> %ld kB; processes %d -> %d",
 		  calls, (now_ns() - t0) / MSEC, free_before, free_after, procs_before, processes());
@@ -270,5 +420,6 @@ int main(int argc, char **argv, char **envp)
 		"every_call_returned_or_was_killed");
 	ktap_ok(free_after >= free_before - SLACK_KB, "no_memory_leaked");
 	ktap_ok(processes() == procs_before, "no_process_left");
+	check_results(calls);
 	return ktap_done();
 }

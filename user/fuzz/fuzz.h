@@ -26,4 +26,27 @@ struct thread_plan *make_threads(void);
 void trace_threads(long n, const struct thread_plan *p);
 void run_threads(const struct thread_plan *p, unsigned long online) __attribute__((noreturn));
 
+/* A thread round's descriptors (user/fuzz/fdops.c): set up, changed, slept on, and the sleepers woken. */
+void fds_setup(void);
+void fd_op(const unsigned long *r);
+void block_op(const unsigned long *r, int thread);
+void fds_drain(void);
+#define FUZZ_FILES	4		/* the rounds' files of /tmp: /tmp/fuzz-fd0 ... */
+#define FUZZ_MODEL_FILE	"/tmp/fuzz-model"
+void fuzz_file_name(char *name, int len, unsigned long i);
+#define FUZZ_SPRAY	16		/* directories made and removed over freed memory */
+void fuzz_spray_name(char *name, int len, int i);
+
+/*
+ * The check rounds: each runs in a child of its own and writes what it saw
+ * wrong, a line each, to fd (report); 0 if all was right.
+ */
+int check_copyout(int fd);		/* user/fuzz/copyout.c */
+int check_sigframes(int fd);		/* user/fuzz/sigframe.c */
+int check_file_model(int fd);		/* user/fuzz/filemodel.c */
+int check_fork_after_fill(int fd);	/* user/fuzz/memfill.c */
+int report(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));	/* 1 */
+#define CANARY		0x5a		/* what a buffer holds before the kernel writes it */
+int kernel_address(unsigned long v);	/* in the kernel half, and not -4095 ... -1 */
+
 #endif

@@ -1,4 +1,4 @@
-/* fuzz's thread rounds: one child's threads on every CPU racing futexes, affinity, signals, unmaps and exits. */
+/* fuzz's thread rounds: one child's threads on every CPU racing futexes, affinity, signals, unmaps, descriptors and exits. */
 #include "fuzz.h"
 
 #define THREAD_FLAGS	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | \
@@ -8,6 +8,7 @@
 #define __NR_futex		202
 #define __NR_tgkill		234
 #define __NR_getrandom		318
+#define __NR_process_vm_writev	311
 #define SIGUSR2			12
 
 #define THREADS		4	/* slots: the leader (0) and up to three threads */
@@ -24,13 +25,13 @@
  * waits, left to the parent's watchdog.
  */
 enum kind {
-	OP_CALL, OP_FUTEX, OP_AFFINITY, OP_SIGNAL, OP_UNMAP, OP_PROTECT, OP_REMAP, OP_COPY,
-	OP_TOUCH, OP_CLONE, OP_SLEEP, OP_EXEC, OP_EXIT, OP_EXIT_GROUP, NR_KINDS
+	OP_CALL, OP_FUTEX, OP_AFFINITY, OP_SIGNAL, OP_FD, OP_BLOCK, OP_UNMAP, OP_PROTECT, OP_REMAP,
+	OP_COPY, OP_TOUCH, OP_CLONE, OP_SLEEP, OP_EXEC, OP_EXIT, OP_EXIT_GROUP, NR_KINDS
 };
 
 static const char *const kind_name[NR_KINDS] = {
-	"call", "futex", "affinity", "signal", "unmap", "protect", "remap", "copy", "touch",
-	"clone", "sleep", "exec", "exit", "exit_group",
+	"call", "futex", "affinity", "signal", "fd", "block", "unmap", "protect", "remap", "copy",
+	"touch", "clone", "sleep", "exec", "exit", "exit_group",
 };
 
 struct op {
@@ -41,6 +42,7 @@ struct op {
 
 struct thread_plan {
 	int start;		/* threads the leader starts before its own operations */
+	int descriptors;	/* a round of descriptors: their changes and sleeps only */
 	struct op ops[THREADS][OPS];
 };
 
@@ -48,20 +50,29 @@ static struct thread_plan plan;
 
 struct thread_plan *make_threads(void)
 {
+	static const enum kind descriptor_kinds[] = { OP_FD, OP_BLOCK, OP_BLOCK, OP_SLEEP };
 	int t, i, j;
 
 	plan.start = next_random() % THREADS;
+	plan.descriptors = next_random() % 2;
 	for (t = 0; t < THREADS; t++) {
 		for (i = 0; i < OPS; i++) {
 			struct op *o = &plan.ops[t][i];
 			unsigned long r = next_random();
 
-			/* Futexes, affinity and signals twice as often; exec and exits half as often. */
-			o->kind = r % (NR_KINDS + 6);
+			/*
+			 * Futexes, affinity, signals and the descriptors' changes and
+			 * sleeps twice as often; exec and exits half as often. In a
+			 * round of descriptors, the threads only change and sleep
+			 * on them, so that a sleeper's file is often taken away.
+			 */
+			o->kind = r % (NR_KINDS + 10);
 			if (o->kind >= NR_KINDS)
-				o->kind = OP_FUTEX + o->kind % 3;
+				o->kind = OP_FUTEX + o->kind % 5;
 			if (o->kind >= OP_EXEC && (r >> 32 & 1))
 				o->kind = OP_SLEEP;
+			if (plan.descriptors)
+				o->kind = descriptor_kinds[r % ARRAY_SIZE(descriptor_kinds)];
 			for (j = 0; j < 4; j++)
 				o->r[j] = next_random();
 			if (o->kind == OP_CALL)
@@ -75,7 +86,8 @@ void trace_threads(long n, const struct thread_plan *p)
 {
 	int t, i;
 
-	ktap_diag("call %ld: a thread round, %d threads started first", n, p->start);
+	ktap_diag("call %ld: a thread round%s, %d threads started first", n,
+		  p->descriptors ? " of descriptors" : "", p->start);
 	for (t = 0; t < THREADS; t++)
 		for (i = 0; i < OPS; i++) {
 			const struct op *o = &p->ops[t][i];
@@ -192,12 +204,16 @@ static void signal_op(const unsigned long *r)
 /* The kernel writes or reads the victim, which another thread may be unmapping. */
 static void copy_op(const unsigned long *r)
 {
+	static char mine[2 * PAGE_SIZE];	/* process_vm_readv's and _writev's other side */
 	unsigned long addr = victim_addr(r[0]), len = r[1] % (2 * PAGE_SIZE);
+	struct iovec local = { mine, len }, remote = { (void *)addr, len };
 
-	switch (r[2] % 4) {
+	switch (r[2] % 6) {
 	case 0: read(0, (void *)addr, len); break;
 	case 1: syscall3(__NR_getrandom, addr, len, 0); break;
 	case 2: clock_gettime(CLOCK_MONOTONIC, (struct timespec *)addr); break;
+	case 3: process_vm_readv(tgid, &local, 1, &remote, 1, 0); break;
+	case 4: syscall6(__NR_process_vm_writev, tgid, (long)&local, 1, (long)&remote, 1, 0); break;
 	default: syscall3(__NR_sched_getaffinity, 0, 8, addr);
 	}
 }
@@ -241,7 +257,7 @@ static void start_thread(const unsigned long *r)
 		tids[slot] = tid;
 }
 
-static void run_op(const struct op *o)
+static void run_op(const struct op *o, int slot)
 {
 	const unsigned long *r = o->r;
 	struct call c = o->c;
@@ -256,6 +272,8 @@ static void run_op(const struct op *o)
 	case OP_FUTEX: futex_op(r); break;
 	case OP_AFFINITY: affinity_op(r); break;
 	case OP_SIGNAL: signal_op(r); break;
+	case OP_FD: fd_op(r); break;
+	case OP_BLOCK: block_op(r, slot); break;
 	case OP_UNMAP:
 		munmap((void *)(victim_addr(r[0]) & ~(PAGE_SIZE - 1)), (r[1] % VICTIM_PAGES + 1) * PAGE_SIZE);
 		break;
@@ -296,7 +314,7 @@ static void thread_main(long slot)
 
 	sched_setaffinity(0, sizeof(mask), &mask);	/* each slot on its own CPU, if there are */
 	for (i = 0; i < OPS; i++)
-		run_op(&plan.ops[slot][i]);
+		run_op(&plan.ops[slot][i], slot);
 }
 
 static void count_signal(int sig, siginfo_t *si, void *uc)
@@ -319,9 +337,11 @@ void run_threads(const struct thread_plan *p, unsigned long online)
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (victim == MAP_FAILED)
 		exit_group(1);
+	fds_setup();
 	for (i = 0; i < p->start; i++)
 		start_thread(p->ops[THREADS - 1][i].r);
 	thread_main(0);
+	fds_drain();
 	syscall1(p->ops[0][0].r[3] & 1 ? __NR_exit : __NR_exit_group, 0);
 	__builtin_unreachable();
 }
