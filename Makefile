@@ -29,7 +29,7 @@ CFLAGS	:= -std=gnu11 -O2 -g -Wall -Wextra -Werror=implicit-function-declaration 
 	   -ffreestanding -fno-stack-protector -fno-pic -fno-pie -mno-red-zone \
 	   -mcmodel=kernel -mgeneral-regs-only -fno-omit-frame-pointer \
 	   -fno-asynchronous-unwind-tables -fcf-protection=none \
-	   -fno-toplevel-reorder -Iinclude -Iarch/x86/include -MMD -MP
+	   -fno-toplevel-reorder -Iinclude -Iarch/x86/include -Iarch/x86/include/uapi -MMD -MP
 NASMFLAGS := -f elf64 -g -F dwarf -Iinclude/ -Iarch/x86/include/
 LDFLAGS	:= -n -z noexecstack -z max-page-size=4096
 
@@ -90,7 +90,7 @@ $(BUILD)/kernel.elf: $(KOBJ) linker/kernel.ld tools/ksyms
 VSYSCALL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -ffreestanding -fno-builtin \
 	   -fno-stack-protector -fno-pic -fno-pie -mcmodel=kernel -mgeneral-regs-only \
 	   -fno-jump-tables -fno-asynchronous-unwind-tables -fcf-protection=none \
-	   -fno-tree-loop-distribute-patterns -Iinclude -Iarch/x86/include -MMD -MP
+	   -fno-tree-loop-distribute-patterns -Iinclude -Iarch/x86/include -Iarch/x86/include/uapi -MMD -MP
 VSYSCALL_NATIVE := $(BUILD)/vsyscall_native
 
 $(BUILD)/arch/x86/vsyscall/native_page.o: $(VSYSCALL_NATIVE_SRC)
@@ -121,7 +121,7 @@ vdso: $(BUILD)/vdso/vdso.so
 # tools/vdsocheck has found no relocation, import or writable part in it.
 VDSO_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror=implicit-function-declaration \
 	       -fPIC -ffreestanding -fno-stack-protector -fno-asynchronous-unwind-tables \
-	       -fno-unwind-tables -fcf-protection=none -fvisibility=hidden -Iinclude -Iarch/x86/include -MMD -MP
+	       -fno-unwind-tables -fcf-protection=none -fvisibility=hidden -Iinclude -Iarch/x86/include -Iarch/x86/include/uapi -MMD -MP
 VDSO_LDFLAGS := -shared -nostdlib -Wl,-T,linker/vdso.ld -Wl,--hash-style=both \
 		-Wl,-soname=linux-vdso.so.1 -Wl,--no-undefined -Wl,-z,max-page-size=4096 \
 		-Wl,-z,noexecstack -Wl,--build-id=none

@@ -24,11 +24,6 @@
 #define MAX_NR		512
 #define MEMFILL		5000
 
-#define __NR_sysinfo	99
-#define __NR_tkill	200
-#define __NR_tgkill	234
-#define __NR_rt_sigqueueinfo	129
-#define __NR_rt_tgsigqueueinfo	297
 #define __WALL		0x40000000
 
 enum round { CALL, THREADS, COPYOUT, FILE_MODEL, MEMFILL_FORK, NR_ROUNDS };
@@ -58,10 +53,11 @@ unsigned long next_random(void)
 /* The numbers ccos implements, picked more often than the rest. */
 static const short known[] = {
 	0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 23, 24, 25,
-	28, 34, 35, 36, 37, 38, 39, 56, 57, 58, 59, 60, 61, 62, 63, 79, 96, 97, 98, 99,
-	100, 102, 104, 107, 108, 109, 110, 111, 112, 121, 124, 127, 129, 130, 131, 157,
-	158, 160, 186, 200, 201, 203, 204, 218, 222, 223, 224, 225, 226, 228, 229, 230,
-	231, 234, 247, 257, 262, 270, 295, 296, 297, 302, 309, 310, 311, 318, 435,
+	28, 34, 35, 36, 37, 38, 39, 56, 57, 58, 59, 60, 61, 62, 63, 79, 86, 96, 97, 98, 99,
+	100, 102, 104, 107, 108, 109, 110, 111, 112, 121, 124, 127, 129, 130, 131, 137,
+	138, 157, 158, 160, 164, 186, 200, 201, 203, 204, 218, 222, 223, 224, 225, 226,
+	227, 228, 229, 230, 231, 234, 247, 257, 262, 265, 270, 295, 296, 297, 302, 309,
+	310, 311, 318, 435,
 };
 
 static char buf[8192] __attribute__((aligned(4096)));	/* what "a user pointer" points into */

@@ -1,14 +1,6 @@
 /* sysabi: 32-bit arguments, ioctl sizes, stat and inode numbers, comm's padding, sysinfo, limits, /proc out of memory, int3 at the top. */
 #include "testutil.h"
 
-#define __NR_stat		4
-#define __NR_getcwd		79
-#define __NR_getrlimit		97
-#define __NR_sysinfo		99
-#define __NR_rt_sigpending	127
-#define __NR_newfstatat		262
-#define __NR_prlimit64		302
-#define __NR_mknod		133
 #define S_IFIFO			0010000
 #define TCGETS			0x5401
 #define TCSETS			0x5402

@@ -1,18 +1,6 @@
 /* sysbusy: what Debian's busybox asks beyond the shell's: sendfile, readlink, robust lists, /dev, times, modes, owners, /proc/PID. */
 #include "testutil.h"
 
-#define __NR_stat		4
-#define __NR_sendfile		40
-#define __NR_readlink		89
-#define __NR_chmod		90
-#define __NR_fchmod		91
-#define __NR_chown		92
-#define __NR_fchown		93
-#define __NR_mknod		133
-#define __NR_readlinkat		267
-#define __NR_set_robust_list	273
-#define __NR_get_robust_list	274
-#define __NR_utimensat		280
 #define UTIME_NOW		((1l << 30) - 1)
 #define UTIME_OMIT		((1l << 30) - 2)
 #define BAD_POINTER		8l	/* the unmapped first page */

@@ -1,8 +1,6 @@
 /* sysclock: setting the wall clock (settimeofday, clock_settime) and every reader following it; /dev/rtc. */
 #include "vdsoutil.h"
 
-#define __NR_settimeofday	164
-#define __NR_clock_settime	227
 #define RTC_RD_TIME		0x80247009
 #define EPERM			1
 #define EBUSY			16

@@ -1,13 +1,6 @@
 /* sysclone: clone for fork, vfork and posix_spawn; process groups and kill; a killable vfork. */
 #include "testutil.h"
 
-#define __NR_clone		56
-#define __NR_setpgid		109
-#define __NR_getpgrp		111
-#define __NR_setsid		112
-#define __NR_getpgid		121
-#define __NR_getsid		124
-#define __NR_rt_sigpending	127
 #define __NR_clone3		435
 #define CLONE_VFORK		0x00004000
 #define __WCLONE		0x80000000

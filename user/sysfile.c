@@ -1,11 +1,6 @@
 /* sysfile: open, read, lseek, fstat, readv, writev, pread and pwrite, ioctl, process_vm_readv and _writev, and their errors, as on Linux. */
 #include "testutil.h"
 
-#define __NR_pread64		17
-#define __NR_pwrite64		18
-#define __NR_preadv		295
-#define __NR_pwritev		296
-#define __NR_process_vm_writev	311
 #define L(x)			((long)(x))
 
 /* ---- errors every kernel must get right ---- */

@@ -1,19 +1,6 @@
 /* sysfsinfo: statfs and /proc/mounts, hard links, a file's three times, /proc/cpuinfo, /proc/sys/kernel. */
 #include "testutil.h"
 
-#define __NR_stat		4
-#define __NR_lstat		6
-#define __NR_rename		82
-#define __NR_mkdir		83
-#define __NR_rmdir		84
-#define __NR_link		86
-#define __NR_unlink		87
-#define __NR_symlink		88
-#define __NR_chmod		90
-#define __NR_statfs		137
-#define __NR_fstatfs		138
-#define __NR_linkat		265
-#define __NR_utimensat		280
 #define AT_SYMLINK_FOLLOW	0x400
 #define S_IFMT			0170000
 #define S_IFLNK			0120000
@@ -33,19 +20,8 @@ struct statfs {
 	long f_namelen, f_frsize, f_flags, f_spare[4];
 };
 
-static char dir[64];	/* this run's folder in /tmp */
 
 #define L(p)	((long)(p))
-
-static const char *in_dir(const char *name)
-{
-	static char bufs[4][128];
-	static int next;
-	char *b = bufs[next++ % 4];
-
-	snprintf(b, sizeof(bufs[0]), "%s/%s", dir, name);
-	return b;
-}
 
 static long stat_of(const char *name, struct stat *st)
 {
@@ -69,7 +45,7 @@ static int test_statfs_tmp_and_proc(void)
 	struct statfs s, f;
 	long fd;
 
-	if (!expect(syscall2(__NR_statfs, L(dir), L(&s)), 0, "statfs(dir)") ||
+	if (!expect(syscall2(__NR_statfs, L(test_dir), L(&s)), 0, "statfs(test_dir)") ||
 	    !expect(make_file("sfile", "x"), 0, "a file") ||
 	    !expect((fd = open(in_dir("sfile"), O_RDONLY, 0)) < 0 ? fd : 0, 0, "open") ||
 	    !expect(syscall2(__NR_fstatfs, fd, L(&f)), 0, "fstatfs"))
@@ -273,7 +249,7 @@ static int test_atime_relatime(void)
 	struct timespec fresh[2] = { { now + 1000, 0 }, { 1000000000, 0 } };
 	struct timespec stale[2] = { { 1000000000, 0 }, { 1000000001, 0 } };
 
-	if (!expect(syscall2(__NR_statfs, L(dir), L(&s)), 0, "statfs"))
+	if (!expect(syscall2(__NR_statfs, L(test_dir), L(&s)), 0, "statfs"))
 		return 0;
 	if (!(s.f_flags & ST_RELATIME))
 		return skip("the folder's file system is not mounted relatime");
@@ -416,15 +392,15 @@ int main(int argc, char **argv, char **envp)
 	long r;
 
 	(void)argc, (void)argv, (void)envp;
-	snprintf(dir, sizeof(dir), "/tmp/sysfsinfo.%ld", getpid());
-	if (syscall2(__NR_mkdir, L(dir), 0755) < 0) {
-		printf("sysfsinfo: cannot make %s\n", dir);
+	snprintf(test_dir, sizeof(test_dir), "/tmp/sysfsinfo.%ld", getpid());
+	if (syscall2(__NR_mkdir, L(test_dir), 0755) < 0) {
+		printf("sysfsinfo: cannot make %s\n", test_dir);
 		return 1;
 	}
 	r = run_tests(tests, ARRAY_SIZE(tests));
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		syscall1(__NR_unlink, L(in_dir(names[i])));
 	syscall1(__NR_rmdir, L(in_dir("edir")));
-	syscall1(__NR_rmdir, L(dir));
+	syscall1(__NR_rmdir, L(test_dir));
 	return r;
 }

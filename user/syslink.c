@@ -1,17 +1,6 @@
 /* syslink: symbolic links: symlink, readlink, lstat, following them, ELOOP, O_NOFOLLOW, exec. */
 #include "testutil.h"
 
-#define __NR_stat		4
-#define __NR_lstat		6
-#define __NR_mkdir		83
-#define __NR_rmdir		84
-#define __NR_unlink		87
-#define __NR_symlink		88
-#define __NR_readlink		89
-#define __NR_getdents64		217
-#define __NR_newfstatat		262
-#define __NR_symlinkat		266
-#define __NR_readlinkat		267
 #define S_IFLNK			0120000
 #define S_IFDIR			0040000
 #define O_EXCL			0200
@@ -23,23 +12,11 @@
 #define DT_LNK			10
 #define BAD_POINTER		8l	/* the unmapped first page */
 
-static char dir[64];	/* this run's folder in /tmp */
 static char longname[5000];
 
 static long L(const void *p)
 {
 	return (long)p;
-}
-
-/* dir/name, in one of a few rotating buffers. */
-static const char *in_dir(const char *name)
-{
-	static char bufs[4][128];
-	static int next;
-	char *b = bufs[next++ % 4];
-
-	snprintf(b, sizeof(bufs[0]), "%s/%s", dir, name);
-	return b;
 }
 
 static long symlink(const char *target, const char *name)
@@ -145,7 +122,7 @@ static int test_chdir_through_a_link(void)
 	    !expect(symlink("real", "alias"), 0, "alias -> real") ||
 	    !expect(chdir(in_dir("alias")), 0, "chdir alias"))
 		return 0;
-	snprintf(want, sizeof(want), "%s/real", dir);
+	snprintf(want, sizeof(want), "%s/real", test_dir);
 	return expect(getcwd(cwd, sizeof(cwd)) > 0, 1, "getcwd") &&
 	       expect(strcmp(cwd, want), 0, "getcwd names the folder, not the link");
 }
@@ -322,12 +299,12 @@ int main(int argc, char **argv, char **envp)
 	if (argc == 2 && !strcmp(argv[1], "exit-42"))
 		return 42;
 	find_self(argv[0]);
-	snprintf(dir, sizeof(dir), "/tmp/syslink.%ld", getpid());
-	if (syscall2(__NR_mkdir, L(dir), 0755) < 0) {
-		printf("syslink: cannot make %s\n", dir);
+	snprintf(test_dir, sizeof(test_dir), "/tmp/syslink.%ld", getpid());
+	if (syscall2(__NR_mkdir, L(test_dir), 0755) < 0) {
+		printf("syslink: cannot make %s\n", test_dir);
 		return 1;
 	}
 	r = run_tests(tests, ARRAY_SIZE(tests));
-	remove_tree(dir, 0);
+	remove_tree(test_dir, 0);
 	return r;
 }

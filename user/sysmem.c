@@ -98,7 +98,6 @@ static int test_mmap_32bit(void)
 
 /* ---- mremap (25; ENOSYS before issue 27) ---- */
 
-#define __NR_mremap		25
 #define MREMAP_MAYMOVE		1
 #define MREMAP_FIXED		2
 #define MAP_FIXED_NOREPLACE	0x100000

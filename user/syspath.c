@@ -1,11 +1,6 @@
 /* syspath: the working directory and directory descriptors are directories, not names; "." last, name and path limits. */
 #include "testutil.h"
 
-#define __NR_stat		4
-#define __NR_newfstatat		262
-#define __NR_mkdirat		258
-#define __NR_unlinkat		263
-#define __NR_renameat		264
 #define AT_REMOVEDIR		0x200
 #define AT_EMPTY_PATH		0x1000
 #define EBUSY			16
@@ -14,7 +9,6 @@
 #define PATH_MAX		4096	/* with its NUL */
 #define LONG_NAME		200	/* the folders of the deep trees */
 
-static char dir[64];	/* this run's folder in /tmp; every case starts in it */
 
 static long L(const void *p)
 {
@@ -61,17 +55,6 @@ static long create(const char *path)
 	return create_at(AT_FDCWD, path);
 }
 
-/* dir/name, in one of a few rotating buffers. */
-static const char *in_dir(const char *name)
-{
-	static char bufs[4][128];
-	static int next;
-	char *b = bufs[next++ % 4];
-
-	snprintf(b, sizeof(bufs[0]), "%s/%s", dir, name);
-	return b;
-}
-
 /* 1 if the working directory is dir/name (dir for ""). */
 static int cwd_is(const char *name, const char *what)
 {
@@ -80,7 +63,7 @@ static int cwd_is(const char *name, const char *what)
 
 	if (n < 0)
 		return ktap_fail("%s: getcwd returned %ld", what, n);
-	if (strcmp(buf, *name ? in_dir(name) : dir))
+	if (strcmp(buf, *name ? in_dir(name) : test_dir))
 		return ktap_fail("%s: getcwd %s", what, buf);
 	return 1;
 }
@@ -303,7 +286,7 @@ static int test_no_leak(void)
 			exit_group(rmdir(in_dir("w")) == 0 ? 0 : 1);
 		if (pid < 0 || wait4(pid, &status, 0, NULL) != pid || status)
 			return ktap_fail("round %d: the child did not remove w", i);
-		if (chdir(dir) || close(fd))
+		if (chdir(test_dir) || close(fd))
 			return ktap_fail("round %d: chdir or close failed", i);
 	}
 	return expect(meminfo_kb("MemFree"), before, "MemFree after 100 rounds");
@@ -350,9 +333,9 @@ int main(int argc, char **argv, char **envp)
 	if (argc == 2 && !strcmp(argv[1], "create-here"))
 		return create("made-by-child") == 0 ? 42 : 1;
 	find_self(argv[0]);
-	snprintf(dir, sizeof(dir), "/tmp/syspath.%ld", getpid());
-	if (mkdir(dir) < 0 || chdir(dir) < 0) {
-		printf("syspath: cannot make %s\n", dir);
+	snprintf(test_dir, sizeof(test_dir), "/tmp/syspath.%ld", getpid());
+	if (mkdir(test_dir) < 0 || chdir(test_dir) < 0) {
+		printf("syspath: cannot make %s\n", test_dir);
 		return 1;
 	}
 	ktap_plan(ARRAY_SIZE(tests));
@@ -364,6 +347,6 @@ int main(int argc, char **argv, char **envp)
 		remove_tree(0);
 	}
 	chdir("/");
-	rmdir(dir);
+	rmdir(test_dir);
 	return ktap_done() || failed;
 }

@@ -1,10 +1,6 @@
 /* syswait: waitid, and the CPU time that getrusage, times, wait4 and /proc report, as on Linux. */
 #include "testutil.h"
 
-#define __NR_getrusage		98
-#define __NR_times		100
-#define __NR_futex		202
-#define __NR_waitid		247
 #define P_ALL			0
 #define P_PID			1
 #define P_PGID			2

@@ -2,10 +2,6 @@
 #include "testutil.h"
 
 #define S(n, ...)	syscall_n(__NR_##n, __VA_ARGS__)
-#define __NR_stat		4
-#define __NR_truncate		76
-#define __NR_ftruncate		77
-#define __NR_newfstatat		262
 
 static long syscall_n(long nr, long a, long b, long c)
 {
@@ -223,7 +219,6 @@ static int test_no_leak(void)
  * 200 to a folder, until ENOSPC (not until the heap has every frame), and
  * after all are removed MemFree is what it was.
  */
-#define __NR_symlink		88
 
 static int make_links(const char *target, long *made)
 {

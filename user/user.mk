@@ -6,7 +6,7 @@ USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Wno-missing-field-initializers \
 	       -fno-pic -no-pie -static -nostdlib -fno-stack-protector \
 	       -fno-asynchronous-unwind-tables -fcf-protection=none \
 	       -fno-tree-loop-distribute-patterns \
-	       -ffunction-sections -fdata-sections -Iuser/lib -MMD -MP
+	       -ffunction-sections -fdata-sections -Iuser/lib -Iarch/x86/include/uapi -MMD -MP
 USER_LDFLAGS := -static -nostdlib --gc-sections --build-id=none \
 		-z max-page-size=4096 -T linker/user.ld
 USER_NM := $(or $(NM),$(CROSS_COMPILE)nm)

@@ -1,9 +1,6 @@
 /* One run of the service: its stdin and stdout on pipes, its fate from wait4 and the kernel log. */
 #include "attack.h"
 
-#define __NR_pipe		22
-#define __NR_dup2		33
-#define __NR_syslog		103
 #define SYSLOG_ACTION_READ_ALL	3
 
 static const char *const signal_names[] = {

@@ -1,7 +1,6 @@
 /* layout: where this static-pie's areas are, from /proc/self/maps, on one line (docs/attack.md). */
 #include "ulib.h"
 
-#define __NR_personality	135
 #define ADDR_NO_RANDOMIZE	0x0040000
 
 /*

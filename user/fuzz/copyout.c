@@ -1,22 +1,6 @@
 /* fuzz's copy-out check: what the kernel writes into user memory holds no stray byte and no kernel address. */
 #include "fuzz.h"
 
-#define __NR_stat		4
-#define __NR_lstat		6
-#define __NR_rt_sigpending	127
-#define __NR_getrusage		98
-#define __NR_sysinfo		99
-#define __NR_times		100
-#define __NR_getrlimit		97
-#define __NR_readlink		89
-#define __NR_rt_sigtimedwait	128
-#define __NR_getdents64		217
-#define __NR_waitid		247
-#define __NR_newfstatat		262
-#define __NR_get_robust_list	274
-#define __NR_pread64		17
-#define __NR_prlimit64		302
-#define __NR_tkill		200
 #define SIGUSR2			12
 #define WEXITED			4
 #define P_PID			1

@@ -1,11 +1,6 @@
 /* fuzz's descriptor races: in a thread round, threads close, dup2 and reopen descriptors others sleep on. */
 #include "fuzz.h"
 
-#define __NR_pread64	17
-#define __NR_pwrite64	18
-#define __NR_preadv	295
-#define __NR_pwritev	296
-#define __NR_sendfile	40
 #define SIGPIPE		13
 #define FD_LO		3
 #define FD_N		8		/* the round's descriptors: 3 to 10 */

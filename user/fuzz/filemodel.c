@@ -1,11 +1,6 @@
 /* fuzz's file check: random partial rewrites of a /tmp file, read back byte for byte against a model in memory. */
 #include "fuzz.h"
 
-#define __NR_ftruncate		77
-#define __NR_pread64		17
-#define __NR_pwrite64		18
-#define __NR_preadv		295
-#define __NR_pwritev		296
 #define MODEL_MAX	(long)(4 * PAGE_SIZE + 512)	/* the file stays within this: 5 pages at most */
 #define STEPS		16
 #define L(x)		((long)(x))

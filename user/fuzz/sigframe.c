@@ -1,7 +1,6 @@
 /* fuzz's signal-frame check: a handler's frame, built on an alternate stack of CANARY, holds nothing stray. */
 #include "fuzz.h"
 
-#define __NR_tkill	200
 #define ALT_SIZE	16384
 #define FRAME_SIZE	440		/* the return address, struct ucontext (304), siginfo (128) */
 #define USER_TOP	0x0000800000000000ul

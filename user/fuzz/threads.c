@@ -4,11 +4,6 @@
 #define THREAD_FLAGS	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | \
 			 CLONE_SYSVSEM)
 
-#define __NR_tkill		200
-#define __NR_futex		202
-#define __NR_tgkill		234
-#define __NR_getrandom		318
-#define __NR_process_vm_writev	311
 #define SIGUSR2			12
 
 #define THREADS		4	/* slots: the leader (0) and up to three threads */

@@ -184,6 +184,18 @@ int run_tests(const struct test *tests, unsigned long n)
 }
 
 /* The whole of a small file into buf (NUL-terminated): its length, or the error. */
+char test_dir[64];
+
+const char *in_dir(const char *name)
+{
+	static char bufs[4][128];
+	static int next;
+	char *b = bufs[next++ % 4];
+
+	snprintf(b, sizeof(bufs[0]), "%s/%s", test_dir, name);
+	return b;
+}
+
 long slurp(const char *file, char *buf, long size)
 {
 	long fd = open(file, O_RDONLY, 0), n, got = 0;

@@ -17,6 +17,9 @@ int expect_signal(int status, int sig, const char *what);
 /* 1 if the kernel is ccos (uname): its own contract applies exactly; else Linux's answers. */
 int on_ccos(void);
 long meminfo_kb(const char *field);
+/* A test's own folder in /tmp (the program makes it), and test_dir/name in one of a few rotating buffers. */
+extern char test_dir[64];
+const char *in_dir(const char *name);
 /* The whole of a small file into buf, NUL-terminated: its length, or the error. */
 long slurp(const char *file, char *buf, long size);
 /* The state letter of /proc/PID/stat once it is want (after at most 2 s: what it is then); 0: no such file. */

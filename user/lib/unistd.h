@@ -3,28 +3,7 @@
 #define USER_UNISTD_H
 
 #include "linux.h"
-
-#define __NR_poll		7
-#define __NR_ppoll		271
-#define __NR_access		21
-#define __NR_pipe		22
-#define __NR_dup		32
-#define __NR_dup2		33
-#define __NR_fcntl		72
-#define __NR_getcwd		79
-#define __NR_chdir		80
-#define __NR_fchdir		81
-#define __NR_rename		82
-#define __NR_mkdir		83
-#define __NR_rmdir		84
-#define __NR_unlink		87
-#define __NR_umask		95
-#define __NR_getpgrp		111
-#define __NR_setsid		112
-#define __NR_getsid		124
-#define __NR_getdents64		217
-#define __NR_dup3		292
-#define __NR_pipe2		293
+#include <asm/unistd_64.h>
 
 #define O_APPEND	02000
 #define O_NONBLOCK	04000

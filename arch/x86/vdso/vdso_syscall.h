@@ -5,13 +5,7 @@
 #ifndef VDSO_SYSCALL_H
 #define VDSO_SYSCALL_H
 
-/* Linux x86-64 system-call numbers of the calls the vDSO stands in for. */
-#define __NR_write		1	/* the vDSO lab's stubs say where to start */
-#define __NR_gettimeofday	96
-#define __NR_time		201
-#define __NR_clock_gettime	228
-#define __NR_clock_getres	229
-#define __NR_getcpu		309
+#include <asm/unistd_64.h>	/* Linux's x86-64 system-call numbers */
 
 /* syscall clobbers rcx (return rip) and r11 (saved rflags); the kernel may write memory. */
 static inline long vdso_syscall2(long nr, long a1, long a2)

@@ -3,6 +3,7 @@
 #include <asm/vvar.h>
 #include <asm/vgtod.h>
 #include <asm/vgetcpu.h>
+#include <asm/unistd_64.h>
 
 /*
  * This is not kernel code: it runs in user mode, in every process, at an
@@ -15,7 +16,6 @@
  */
 #define VVAR		((const struct vvar_page *)VVAR_ADDRESS)
 #define HPET_USER	((const volatile void *)HPET_USER_ADDR)
-#define NR_gettimeofday	96	/* the Linux x86-64 system-call number */
 
 #define __entry(n)	__attribute__((section(".vsyscall_" #n), used))
 
@@ -32,7 +32,7 @@ syscall_gettimeofday(struct timeval *tv, struct timezone *tz)
 
 	__asm__ volatile("syscall"
 			 : "=a"(ret)
-			 : "0"((long)NR_gettimeofday), "D"(tv), "S"(tz)
+			 : "0"((long)__NR_gettimeofday), "D"(tv), "S"(tz)
 			 : "rcx", "r11", "memory");
 	return ret;
 }

@@ -1,6 +1,7 @@
 /*
  * Linux's x86-64 system-call numbers (its ABI: they never change), for the
- * calls ccos has; arch/x86/entry/syscall_64.c, the table, is indexed by them.
+ * calls ccos has; arch/x86/entry/syscall_64.c, the table, is indexed by them,
+ * and user programs include it (user/lib/syscall.h), as Linux's uapi headers are.
  * A new call adds its line here, in order.
  */
 #ifndef CCOS_ASM_UNISTD_64_H
