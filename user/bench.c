@@ -1,4 +1,4 @@
-/* bench: TSC cycles of each way to ask the time, and of mmap and mprotect among many areas, a batch at a time (for `make bench`, not a test). */
+/* bench: TSC cycles of each way to ask the time, of lmbench's paths and of mmap and mprotect among many areas, a batch at a time (for `make bench`, not a test). */
 #include "ulib.h"
 #include "gate.h"
 #include "vdso.h"
@@ -59,9 +59,97 @@ static void bench_areas(void)
 	REPORT("mprotect", "16k-areas", mprotect(many + NAREAS / 2 * PAGE_SIZE, PAGE_SIZE, PROT_READ));
 }
 
-int main(int argc, char **argv, char **envp)
+/* lmbench's paths (lat_proc, lat_pipe, lat_syscall, lat_sig, lat_pagefault's mmap). */
+#define BIN_FILE	"/bin/sh"
+#define NR_UNKNOWN	511	/* no system call, on ccos and on Linux */
+
+static char *self_path;
+
+static void fork_exit_wait(void)
 {
-	unsigned long started = rdtsc();	/* first: the boot's end, as init */
+	long pid = fork();
+
+	if (!pid)
+		exit(0);
+	wait4(pid, NULL, 0, NULL);
+}
+
+/* The child runs this program again, which exits at once (main's first test). */
+static void fork_exec_wait(void)
+{
+	char *argv[] = { self_path, "exit", NULL };
+	long pid = fork();
+
+	if (!pid) {
+		execve(self_path, argv, NULL);
+		exit(127);
+	}
+	wait4(pid, NULL, 0, NULL);
+}
+
+/* A byte to a child and back: two pipes, two switches. */
+static void bench_pipe(void)
+{
+	int to[2], from[2];
+	char c = 0;
+	long pid;
+
+	if (pipe(to) || pipe(from))
+		return;
+	pid = fork();
+	if (!pid) {
+		close(to[1]);
+		close(from[0]);
+		while (read(to[0], &c, 1) == 1)
+			write(from[1], &c, 1);
+		exit(0);
+	}
+	close(to[0]);
+	close(from[1]);
+	REPORT("pipe", "roundtrip", (write(to[1], &c, 1), read(from[0], &c, 1)));
+	close(to[1]);
+	close(from[0]);
+	wait4(pid, NULL, 0, NULL);
+}
+
+static void on_usr1(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)si, (void)uc;
+}
+
+/* mmap, a write to every page, munmap: the pages' first touch included. */
+static void map_touch_unmap(long npages)
+{
+	char *p = mmap(NULL, npages * PAGE_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long i;
+
+	for (i = 0; i < npages; i++)
+		p[i * PAGE_SIZE] = 1;
+	munmap(p, npages * PAGE_SIZE);
+}
+
+static void bench_lmbench(void)
+{
+	struct stat st;
+	long pid = getpid();
+
+	REPORT("enosys", "syscall", syscall0(NR_UNKNOWN));
+	REPORT("fork", "exit+wait", fork_exit_wait());
+	REPORT("fork", "exec+wait", fork_exec_wait());
+	bench_pipe();
+	REPORT("yield", "syscall", sched_yield());
+	sigaction(SIGUSR1, on_usr1, 0);
+	REPORT("signal", "handler", kill(pid, SIGUSR1));
+	REPORT("open+close", "bin", close(open(BIN_FILE, O_RDONLY, 0)));
+	REPORT("stat", "bin", syscall2(__NR_stat, (long)BIN_FILE, (long)&st));
+	REPORT("mmap+touch", "1-page", map_touch_unmap(1));
+	REPORT("mmap+touch", "64-pages", map_touch_unmap(64));
+}
+
+/* The time calls through each gate, then lmbench's paths and the areas. */
+static void bench_all(unsigned long started)
+{
 	clock_gettime_fn d_clock_gettime = vdso_sym("LINUX_2.6", "__vdso_clock_gettime");
 	gettimeofday_fn d_gettimeofday = vdso_sym("LINUX_2.6", "__vdso_gettimeofday");
 	time_fn d_time = vdso_sym("LINUX_2.6", "__vdso_time");
@@ -71,7 +159,6 @@ int main(int argc, char **argv, char **envp)
 	struct timeval tv;
 	unsigned int cpu, node;
 
-	(void)argc, (void)argv, (void)envp;
 	printf("bench: batch %d calls; init started at TSC %lu\n", BATCH, started);
 	REPORT("loop", "-", __asm__ volatile(""));
 	REPORT("null", "syscall", getppid());
@@ -90,6 +177,18 @@ int main(int argc, char **argv, char **envp)
 		REPORT("getcpu", "vdso", d_getcpu(&cpu, &node, NULL));
 		REPORT("clock_gettime", "vdso", d_clock_gettime(CLOCK_MONOTONIC, &ts));
 	}
+	bench_lmbench();
 	bench_areas();
+}
+
+int main(int argc, char **argv, char **envp)
+{
+	unsigned long started = rdtsc();	/* first: the boot's end, as init */
+
+	(void)envp;
+	if (argc > 1 && !strcmp(argv[1], "exit"))
+		return 0;		/* fork+exec's child */
+	self_path = argv[0];
+	bench_all(started);
 	return 0;
 }
