@@ -77,6 +77,33 @@ static int seg_prot(uint32_t flags)
 	       (flags & PF_X ? PROT_EXEC : 0);
 }
 
+/*
+ * Where area v (segment ph) shows the file's bytes, which each page's
+ * first touch maps or copies (mm/memory.c); elsewhere it is zeros (bss).
+ * Nothing is copied now: an exec pays for the pages its program touches.
+ * As Linux maps a file's pages whole, the first page shows the file's
+ * bytes before p_vaddr too, and a segment without bss its last page's
+ * bytes after its end, up to the end of the file: such pages can then be
+ * the module's own frames, shared by every process that runs the program.
+ * A segment with bss has zeros from p_filesz on, as Linux's padzero makes
+ * them.
+ */
+static void file_bytes(struct vma *v, const Elf64_Phdr *ph, uint64_t base, const uint8_t *image,
+		       size_t size)
+{
+	uint64_t lead = 0, left;
+
+	v->file_start = base + ph->p_vaddr;
+	v->file_end = v->file_start + ph->p_filesz;
+	if (ph->p_filesz)	/* p_offset and p_vaddr then agree within a page (check_segment) */
+		lead = v->file_start - v->start;
+	v->file = image + ph->p_offset - lead;
+	v->file_start -= lead;
+	left = size - (ph->p_offset - lead);	/* the file's bytes from v->file on */
+	if (ph->p_filesz && ph->p_memsz == ph->p_filesz)
+		v->file_end = MIN(v->end, v->file_start + left);
+}
+
 int elf_load(struct mm *mm, const char *path, const uint8_t *image, size_t size,
 	     uint64_t dyn_offset, struct elf_info *info)
 {
@@ -84,6 +111,7 @@ int elf_load(struct mm *mm, const char *path, const uint8_t *image, size_t size,
 	const Elf64_Phdr *ph;
 	const char *why = check_header(eh, size);
 	uint64_t base = 0, prev_end = 0, start, end, pages = 0;
+	struct vma *v;
 	int i, err;
 
 	if (why)
@@ -132,11 +160,9 @@ int elf_load(struct mm *mm, const char *path, const uint8_t *image, size_t size,
 		err = mm_map(mm, start, end - start, seg_prot(ph[i].p_flags), path);
 		if (err)
 			return err;
-		mm_find_vma(mm, start)->offset = ALIGN_DOWN(ph[i].p_offset, PAGE_SIZE);
-		/* The file's bytes; the rest (bss) stays zero from mm_map. */
-		err = copy_to_mm(mm, base + ph[i].p_vaddr, image + ph[i].p_offset, ph[i].p_filesz);
-		if (err)
-			return err;
+		v = mm_find_vma(mm, start);
+		v->offset = ALIGN_DOWN(ph[i].p_offset, PAGE_SIZE);
+		file_bytes(v, &ph[i], base, image, size);
 		/* AT_PHDR: where the program headers are in memory. */
 		if (eh->e_phoff >= ph[i].p_offset && eh->e_phoff < ph[i].p_offset + ph[i].p_filesz)
 			info->phdr = base + ph[i].p_vaddr + eh->e_phoff - ph[i].p_offset;

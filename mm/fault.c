@@ -1,4 +1,4 @@
-/* The page-fault handler: user faults go to the process, kernel faults to a fixup or panic. */
+/* The page-fault handler: user faults go to the process's memory or the process, kernel faults to a fixup or panic. */
 #include <ccos/mm.h>
 #include <asm/arch.h>
 #include <ccos/printk.h>
@@ -6,6 +6,9 @@
 #include <ccos/signal.h>
 #include <ccos/proc.h>
 #include <ccos/vm.h>
+#include <ccos/spinlock.h>
+#include <ccos/uaccess.h>
+#include <ccos/errno.h>
 
 /*
  * The kernel-half pages that Linux maps as an area of the process
@@ -17,6 +20,28 @@ static bool in_gate_area(uint64_t addr)
 	uint64_t page = ALIGN_DOWN(addr, PAGE_SIZE);
 
 	return (page == VVAR_ADDRESS || page == HPET_USER_ADDR) && walk_pte(kernel_pml4, page);
+}
+
+/*
+ * Most faults on user addresses are no failure: a page's first touch, or
+ * a write to a page fork shares (mm/memory.c). Then the access is retried
+ * (true). No frame left for it: the process is killed, as Linux's OOM
+ * killer would, were this process the one it picked.
+ */
+static bool memory_answers(struct trap_frame *tf, uint64_t addr)
+{
+	struct process *p = current();
+	int err;
+
+	if (tf->error_code & PF_RSVD)
+		return false;
+	err = handle_mm_fault(p->mm, addr, tf->error_code & (PF_WRITE | PF_INSTR));
+	if (err == -ENOMEM) {
+		printk(KERN_ERR "Out of memory: killed process %d (%s): no frame for its page at %lx\n",
+		       p->tgid, p->comm, addr);
+		do_group_exit(SIGKILL);
+	}
+	return !err;
 }
 
 /*
@@ -35,11 +60,43 @@ static void user_page_fault(struct trap_frame *tf, uint64_t addr)
 {
 	int code = SEGV_MAPERR;
 
+	if (addr < USER_TOP && memory_answers(tf, addr))
+		return;
 	if (addr >= USER_TOP)
 		tf->error_code |= PF_PROT;
 	if (addr < USER_TOP ? mm_find_vma(current()->mm, addr) != NULL : in_gate_area(addr))
 		code = SEGV_ACCERR;
 	force_sig_fault(SIGSEGV, code, addr, tf);
+}
+
+/*
+ * A user-access function (copy_to_user, put_user, ...) met a user page
+ * that is not there yet, or that fork shares. As Linux does, the fault is
+ * answered as the user's own access would be, and the instruction runs
+ * again; only a fault the process's memory cannot answer goes to the
+ * fixup (-EFAULT). This needs the kernel's writes to fault as the user's
+ * do: it writes with CR0.WP set (mm/paging.c), so a read-only user page
+ * stops it too. The other way, which Linux had to take on the 80386
+ * (whose kernel mode ignored W), checks every page and breaks its sharing
+ * before each copy_to_user: that costs every copy, this only the copy
+ * that meets such a page. A lockless system call (or the vsyscall
+ * emulation) holds no kernel lock: the entry layer takes it for the
+ * answer (lockless_handle_mm_fault). The handler works with the SMAP
+ * window closed; iretq reopens it for the retry (the frame's RFLAGS has
+ * AC set).
+ */
+static bool uaccess_fault_answered(struct trap_frame *tf, uint64_t addr)
+{
+	struct process *p = current();
+	unsigned int access = tf->error_code & PF_WRITE;
+
+	if (addr >= USER_TOP || (tf->error_code & PF_RSVD) || !p || !p->mm ||
+	    !search_exception_table(tf->rip))
+		return false;
+	user_access_end();
+	if (spin_held(&kernel_lock))
+		return !handle_mm_fault(p->mm, addr, access);
+	return !lockless_handle_mm_fault(p->mm, addr, access);
 }
 
 /* A fault in kernel mode: a uaccess function's fixup, a test that expects it, or a panic. */
@@ -49,7 +106,7 @@ static void kernel_page_fault(struct trap_frame *tf, uint64_t addr)
 	const char *sym;
 	uint64_t off;
 
-	if (fixup_exception(tf) || ktest_catch_fault(tf))
+	if (uaccess_fault_answered(tf, addr) || fixup_exception(tf) || ktest_catch_fault(tf))
 		return;
 	sym = ksym_lookup(tf->rip, &off);
 	panic_frame(tf, "page fault at %016lx: %s, %s, %s mode%s%s; RIP %lx <%s+0x%lx>",

@@ -1,4 +1,4 @@
-/* Physical frames: a bitmap over the multiboot2 memory map, one bit per 4 KiB frame. */
+/* Physical frames: a bitmap over the multiboot2 memory map, one bit per 4 KiB frame, and a count of each frame's users. */
 #include <ccos/mm.h>
 #include <ccos/boot.h>
 #include <ccos/printk.h>
@@ -13,8 +13,25 @@ static DEFINE_SPINLOCK(frame_lock);
 static uint64_t bitmap[NFRAMES / 64];	/* 1 = used or reserved */
 static size_t nr_free, nr_total;
 static uint64_t search_from;
-uint64_t trampoline_frame;	/* below 1 MiB, for the APs' first instructions; 0 = none */
 
+/*
+ * How many page-table entries of user memory map each frame (Linux's
+ * page->_mapcount, in spirit), plus one for its owner: 1 from frame_alloc
+ * on, one more for each address space that fork gave the frame to share
+ * (copy on write, mm/memory.c). A GRUB module's frames start at 1 too,
+ * the module's own reference, which is never put: programs map them
+ * read-only (their ELF segments' pages), and a write copies them, as
+ * Linux's page cache pages. Frames taken only by the kernel (its tables,
+ * heap and stacks) keep their 1. NPROC address spaces at most can share
+ * a frame, so 16 bits are plenty. Changed atomically: a frame is shared
+ * by address spaces, which the kernel lock guards today but which need
+ * not share a lock. One entry per frame of RAM, taken from the frames
+ * themselves at boot.
+ */
+static uint16_t *refs;
+static uint64_t nr_refs;	/* frames that have an entry */
+
+uint64_t trampoline_frame;	/* below 1 MiB, for the APs' first instructions; 0 = none */
 extern char _kernel_end[];
 
 static bool frame_is_used(uint64_t pfn)
@@ -105,10 +122,28 @@ static void find_trampoline_frame(const struct boot_info *bi)
 	}
 }
 
+/* The counts, for every frame below ram_end: 2 bytes a frame (128 KiB for 256 MiB). */
+static void refs_init(const struct boot_info *bi, uint64_t ram_end)
+{
+	uint64_t n = ALIGN_UP(ram_end / PAGE_SIZE * sizeof(*refs), PAGE_SIZE) / PAGE_SIZE, run, f;
+	int i;
+
+	if (!(run = frame_alloc_run(n)))
+		panic("frames: no %lu frames in a row for the frames' counts", n);
+	refs = phys_to_virt(run);
+	nr_refs = ram_end / PAGE_SIZE;
+	for (; n; n--, run += PAGE_SIZE)
+		refs[run / PAGE_SIZE] = 1;
+	for (i = 0; i < bi->n_modules; i++)
+		for (f = ALIGN_DOWN(bi->modules[i].start, PAGE_SIZE); f < bi->modules[i].end; f += PAGE_SIZE)
+			if (f / PAGE_SIZE < nr_refs)
+				refs[f / PAGE_SIZE] = 1;
+}
+
 void frame_init(void)
 {
 	const struct boot_info *bi = &boot_info;
-	uint64_t freed;
+	uint64_t freed, ram_end = 0;
 	int i;
 
 	memset(bitmap, 0xff, sizeof(bitmap));
@@ -125,6 +160,7 @@ void frame_init(void)
 			end = MAX_PHYS;
 		}
 		freed = mark_range(start / PAGE_SIZE, end / PAGE_SIZE, false);
+		ram_end = MAX(ram_end, end);
 		nr_free += freed;
 		nr_total += freed;
 	}
@@ -138,6 +174,7 @@ void frame_init(void)
 	for (i = 0; i < bi->n_modules; i++)
 		reserve(bi->modules[i].start, bi->modules[i].end);
 	search_from = 0;
+	refs_init(bi, ram_end);
 }
 
 /* The first pfn of n free frames in a row at or above from, or NFRAMES. */
@@ -153,7 +190,8 @@ static uint64_t find_run(uint64_t from, size_t n)
 	return NFRAMES;
 }
 
-uint64_t frame_alloc_run(size_t n)
+/* n free frames in a row, marked used, each counted once; not zeroed. */
+static uint64_t take_run(size_t n)
 {
 	uint64_t pfn, i;
 
@@ -165,18 +203,35 @@ uint64_t frame_alloc_run(size_t n)
 		spin_unlock(&frame_lock);
 		return 0;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		mark(pfn + i, true);
+		if (refs)
+			refs[pfn + i] = 1;
+	}
 	nr_free -= n;
 	search_from = pfn + n;
 	spin_unlock(&frame_lock);
-	memset(phys_to_virt(pfn * PAGE_SIZE), 0, n * PAGE_SIZE);
 	return pfn * PAGE_SIZE;
+}
+
+uint64_t frame_alloc_run(size_t n)
+{
+	uint64_t phys = take_run(n);
+
+	if (phys)
+		memset(phys_to_virt(phys), 0, n * PAGE_SIZE);
+	return phys;
 }
 
 uint64_t frame_alloc(void)
 {
 	return frame_alloc_run(1);
+}
+
+/* A frame whose every byte the caller writes next (a copy): zeroing it would be wasted. */
+uint64_t frame_alloc_uninit(void)
+{
+	return take_run(1);
 }
 
 void frame_free_run(uint64_t phys, size_t n)
@@ -187,6 +242,8 @@ void frame_free_run(uint64_t phys, size_t n)
 	for (; n; n--, pfn++) {
 		if (phys % PAGE_SIZE || pfn >= NFRAMES || !frame_is_used(pfn))
 			panic("frame_free: %lx is not an allocated frame", pfn * PAGE_SIZE);
+		if (pfn < nr_refs && refs[pfn] != 1)
+			panic("frame_free: %lx is still mapped %u times", pfn * PAGE_SIZE, refs[pfn] - 1);
 		mark(pfn, false);
 		nr_free++;
 	}
@@ -196,6 +253,27 @@ void frame_free_run(uint64_t phys, size_t n)
 void frame_free(uint64_t phys)
 {
 	frame_free_run(phys, 1);
+}
+
+/* One more page-table entry maps phys (fork shares it). */
+void frame_get(uint64_t phys)
+{
+	__atomic_add_fetch(&refs[phys / PAGE_SIZE], 1, __ATOMIC_RELAXED);
+}
+
+/* One entry fewer maps phys; the last one frees it. */
+void frame_put(uint64_t phys)
+{
+	if (__atomic_sub_fetch(&refs[phys / PAGE_SIZE], 1, __ATOMIC_ACQ_REL) == 0) {
+		refs[phys / PAGE_SIZE] = 1;	/* as frame_free finds a frame of one user */
+		frame_free(phys);
+	}
+}
+
+/* How many entries map phys: 1 means the caller's is the only one. */
+unsigned int frame_users(uint64_t phys)
+{
+	return __atomic_load_n(&refs[phys / PAGE_SIZE], __ATOMIC_ACQUIRE);
 }
 
 size_t frames_free(void)

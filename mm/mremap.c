@@ -18,36 +18,50 @@ static bool free_range(struct mm *mm, uint64_t start, uint64_t len)
 
 /*
  * Move [old, old + old_len), inside area v, to new, as an area of new_len:
- * a fresh area is mapped there (zeroed pages), then page by page the two
- * page-table entries swap, so the old pages, their contents and their
- * frames (shared ones too: the vDSO's) are at the new address, and the
- * fresh ones at the old, which unmapping then frees. Every CPU forgets
- * the new range too before the call returns: another thread could have
- * touched a fresh page there meanwhile.
+ * a fresh area is made there (its pages untouched, mm/memory.c), then page
+ * by page each entry of the old range moves to the new one, so the old
+ * pages, their contents and their frames (shared ones too: the vDSO's, and
+ * those fork shares, which keep their counts) are at the new address, and
+ * the old range holds nothing for unmapping to free. An ELF segment's
+ * area keeps its file bytes, moved along. Every CPU forgets the old range
+ * before the call returns; the new one had nothing to forget.
  */
 static long move_mapping(struct mm *mm, struct vma *v, uint64_t old, uint64_t old_len,
 			 uint64_t new, uint64_t new_len)
 {
-	uint64_t i, *from, *to, pte;
-	const char *name = v->name;
-	bool shared = v->shared;
-	int prot = v->prot, err;
+	uint64_t i, *from, *to, delta = new - old;
+	struct vma moved = *v, *n;
+	int err;
 
-	if ((err = mm_map(mm, new, new_len, prot, name)))
+	if ((err = mm_map(mm, new, new_len, moved.prot, moved.name)))
 		return err;
+	n = mm_find_vma(mm, new);
+	n->shared = moved.shared;
+	n->offset = moved.offset + (old - moved.start);
+	if (moved.file) {
+		n->file = moved.file;
+		n->file_start = moved.file_start + delta;
+		n->file_end = MIN(moved.file_end + delta, new + old_len);
+	}
+	/* The new range's tables first: once entries move, nothing may fail. */
 	for (i = 0; i < old_len; i += PAGE_SIZE) {
 		from = pte_lookup(mm->pml4, old + i, false);
-		to = pte_lookup(mm->pml4, new + i, false);
-		if (!from || !to)
-			continue;
-		pte = *to;
-		*to = *from;
-		*from = pte;
+		if (from && *from && !pte_lookup(mm->pml4, new + i, true)) {
+			mm_unmap(mm, new, new_len);
+			return -ENOMEM;
+		}
 	}
-	mm_find_vma(mm, new)->shared = shared;
-	for (i = 0; i < new_len && read_cr3_is(mm->pml4); i += PAGE_SIZE)
-		__asm__ volatile("invlpg (%0)" : : "r"(new + i) : "memory");
-	tlb_shootdown(mm->pml4, new, new + new_len);
+	for (i = 0; i < old_len; i += PAGE_SIZE) {
+		from = pte_lookup(mm->pml4, old + i, false);
+		if (!from || !*from)
+			continue;
+		to = pte_lookup(mm->pml4, new + i, false);
+		*to = *from;
+		*from = 0;
+		if (read_cr3_is(mm->pml4))
+			__asm__ volatile("invlpg (%0)" : : "r"(old + i) : "memory");
+	}
+	tlb_shootdown(mm->pml4, old, old + old_len);
 	if ((err = mm_unmap(mm, old, old_len)))
 		return err;
 	if (mm->vdso_base == old)
@@ -56,7 +70,7 @@ static long move_mapping(struct mm *mm, struct vma *v, uint64_t old, uint64_t ol
 }
 
 /*
- * Zeroed pages after area v, which then ends after them: one area still,
+ * Zeroed pages after area v (untouched), which then ends after them: one area still,
  * as Linux merges them, so that the next mremap finds the whole range in
  * one area.
  */
@@ -99,7 +113,7 @@ long sys_mremap(uint64_t old, uint64_t old_len, uint64_t new_len, long flags, ui
 	if (!old_len || !new_len || old_len > USER_TOP || new_len > USER_TOP)
 		return -EINVAL;
 	if (new_len / PAGE_SIZE > frames_free())
-		return -ENOMEM;		/* as mmap: memory is allocated at once, it must exist */
+		return -ENOMEM;		/* as mmap: more than is free could never be met */
 	if (flags & MREMAP_FIXED) {
 		if (new_addr % PAGE_SIZE || new_addr > USER_TOP - new_len || new_addr < 0x10000 ||
 		    (new_addr < old + old_len && old < new_addr + new_len))

@@ -158,38 +158,6 @@ uint64_t new_address_space(void)
 	return pml4;
 }
 
-/* Free the user half's tables and every page they map, then the PML4. */
-static void free_level(uint64_t t, int level)
-{
-	uint64_t *e = phys_to_virt(t);
-	int i;
-
-	/*
-	 * A PROT_NONE page keeps its frame in an entry without P. A shared
-	 * frame (PTE_SHARED: the vDSO's) belongs to the kernel, not to us.
-	 */
-	for (i = 0; i < 512; i++) {
-		if (level > 0 && (e[i] & PTE_P))
-			free_level(e[i] & PTE_ADDR, level - 1);
-		else if (level == 0 && (e[i] & PTE_ADDR) && !(e[i] & PTE_SHARED))
-			frame_free(e[i] & PTE_ADDR);
-	}
-	frame_free(t);
-	if (level == 0)
-		irq_window();	/* at most 512 pages freed between two */
-}
-
-void free_address_space(uint64_t pml4)
-{
-	uint64_t *e = phys_to_virt(pml4);
-	int i;
-
-	for (i = 0; i < KERNEL_HALF_FIRST_PML4; i++)
-		if (e[i] & PTE_P)
-			free_level(e[i] & PTE_ADDR, 2);
-	frame_free(pml4);
-}
-
 /* MMIO gets its own uncached range: PCD|PWT make every access reach the device. */
 #define IOREMAP_BASE	0xffffc90000000000ul
 static uint64_t ioremap_next = IOREMAP_BASE;

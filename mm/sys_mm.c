@@ -60,8 +60,13 @@ long sys_mmap(uint64_t addr, uint64_t len, long prot, long flags, long fd, long 
 	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -EINVAL;
 	len = ALIGN_UP(len, PAGE_SIZE);
+	/*
+	 * Pages get their frames at their first touch (mm/memory.c), but a
+	 * request for more than is free now could never be met: refused, as
+	 * Linux's heuristic overcommit refuses one larger than its memory.
+	 */
 	if (!len || len / PAGE_SIZE > frames_free())
-		return -ENOMEM;		/* memory is allocated at once: it must exist */
+		return -ENOMEM;
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if (!range_ok(addr, len) || addr < 0x10000)
 			return -EINVAL;
@@ -186,8 +191,8 @@ long sys_process_vm_writev(int pid, const struct iovec __user *local, unsigned l
 
 #define MADV_DONTNEED	4
 
-/* Every page of [addr, end) is in an area (else -ENOMEM); MADV_DONTNEED also wants no file behind it. */
-static long madvise_range_ok(struct mm *mm, uint64_t addr, uint64_t end, bool dontneed)
+/* Every page of [addr, end) is in an area (else -ENOMEM). */
+static long madvise_range_ok(struct mm *mm, uint64_t addr, uint64_t end)
 {
 	uint64_t covered = addr;
 	struct vma *v;
@@ -195,36 +200,35 @@ static long madvise_range_ok(struct mm *mm, uint64_t addr, uint64_t end, bool do
 	for_each_vma_in(v, mm, addr, end) {
 		if (v->start > covered)
 			return -ENOMEM;
-		/* Linux would reread the file; ccos keeps no link to it: refuse, not lie. */
-		if (dontneed && v->name && v->name[0] != '[')
-			return -EINVAL;
 		covered = v->end;
 	}
 	return covered < end ? -ENOMEM : 0;
 }
 
 /*
- * Advice: ccos maps every page at once and never pages out, so most of it
- * (MADV_FREE, which musl's free uses, MADV_WILLNEED, ...) changes nothing.
- * MADV_DONTNEED is a promise of Linux's too: the next read of anonymous
- * memory finds zeros. Shared frames (the vDSO) are left alone.
+ * Advice: ccos never pages out, so most of it (MADV_FREE, which musl's
+ * free uses, MADV_WILLNEED, ...) changes nothing. MADV_DONTNEED is a
+ * promise of Linux's too: the pages go, and the next touch of each finds
+ * it as new (mm/memory.c): zeros, or an ELF segment's bytes from the
+ * program file, as Linux rereads the file. Shared frames (the vDSO) are
+ * left alone.
  */
 long sys_madvise(uint64_t addr, size_t len, int advice)
 {
 	struct mm *mm = current()->mm;
-	uint64_t va, *pte, end = ALIGN_UP(addr + len, PAGE_SIZE);
+	uint64_t end = ALIGN_UP(addr + len, PAGE_SIZE);
+	struct vma *v;
 	long err;
 
 	if (addr % PAGE_SIZE || end < addr || end > USER_TOP || advice < 0)
 		return -EINVAL;
-	err = madvise_range_ok(mm, addr, end, advice == MADV_DONTNEED);
+	err = madvise_range_ok(mm, addr, end);
 	if (err || advice != MADV_DONTNEED)
 		return err;
-	for (va = addr; (pte = pte_next(mm->pml4, &va, end)); va += PAGE_SIZE) {
-		if ((*pte & PTE_ADDR) && !(*pte & PTE_SHARED))
-			memset(phys_to_virt(*pte & PTE_ADDR), 0, PAGE_SIZE);
-		if (!(va % (512 * PAGE_SIZE)))
-			irq_window();
+	for_each_vma_in(v, mm, addr, end) {
+		if (!v->shared)
+			unmap_pages(mm, MAX(v->start, addr), MIN(v->end, end));
+		irq_window();
 	}
 	return 0;
 }

@@ -1,4 +1,4 @@
-/* Address spaces of processes: areas (VMAs), their pages, fork's copy. */
+/* Address spaces of processes: their areas (VMAs), made, split, protected and copied by fork. */
 #include <ccos/proc.h>
 #include <ccos/vm.h>
 #include <asm/arch.h>
@@ -41,13 +41,26 @@ struct mm *mm_create(void)
 	return mm;
 }
 
+/*
+ * The last user lets go: each area's frames, then the tables under it
+ * (mm/memory.c), found from the areas. No CPU runs mm any more: one whose
+ * CR3 held it would be running one of its users, and one that ran it
+ * before has loaded another CR3 since, which dropped what it cached.
+ */
 void mm_release(struct mm *mm)
 {
+	struct vma *v;
+
 	if (--mm->refs)
 		return;
 	if (read_cr3_is(mm->pml4))
 		switch_address_space(kernel_pml4);
-	free_address_space(mm->pml4);
+	for (v = vma_next(mm, 0); v; v = v->next) {
+		zap_pages(mm, v->start, v->end);
+		free_pgtables(mm, v->start, v->end, 0, v->next ? v->next->start : USER_TOP, false);
+		irq_window();
+	}
+	frame_free(mm->pml4);
 	vma_free_all(mm);
 	kfree(mm);
 }
@@ -85,46 +98,6 @@ static struct vma *isolate(struct mm *mm, struct vma *v, uint64_t s, uint64_t e)
 	return v;
 }
 
-static void flush_if_current(struct mm *mm, uint64_t va)
-{
-	if (read_cr3_is(mm->pml4))
-		__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
-}
-
-/* Within a long run of pages the tick may come in once per 2 MiB (a page table's 512). */
-static void page_window(uint64_t va)
-{
-	if (!(va % (512 * PAGE_SIZE)))
-		irq_window();
-}
-
-/*
- * Clear the entries of [s, e), freeing their frames unless shared. Another
- * CPU running this address space (a thread) may still have them in its
- * TLB: first every page is made absent, then every CPU forgets them
- * (tlb_shootdown), and only then are the frames freed, so that no CPU can
- * reach a frame after it went back to the allocator.
- */
-static void unmap_pages(struct mm *mm, uint64_t s, uint64_t e)
-{
-	uint64_t va, *pte;
-
-	for (va = s; (pte = pte_next(mm->pml4, &va, e)); va += PAGE_SIZE) {
-		page_window(va);
-		if (*pte & PTE_P) {
-			*pte &= ~PTE_P;
-			flush_if_current(mm, va);
-		}
-	}
-	tlb_shootdown(mm->pml4, s, e);
-	for (va = s; (pte = pte_next(mm->pml4, &va, e)); va += PAGE_SIZE) {
-		page_window(va);
-		if ((*pte & PTE_ADDR) && !(*pte & PTE_SHARED))
-			frame_free(*pte & PTE_ADDR);
-		*pte = 0;
-	}
-}
-
 /*
  * Map npages kernel-owned frames from phys on at start, as one new area:
  * the same frames in every address space that maps them (the vDSO). Their
@@ -147,27 +120,28 @@ int mm_map_shared(struct mm *mm, uint64_t start, uint64_t phys, size_t npages, i
 		kfree(v);
 		return err;
 	}
+	*v = (struct vma){ .start = start, .end = start + npages * PAGE_SIZE, .prot = prot,
+			   .name = name, .shared = true };
+	vma_insert(mm, v);
 	for (i = 0; i < npages; i++) {
 		uint64_t *pte = pte_lookup(mm->pml4, start + i * PAGE_SIZE, true);
 
 		if (!pte) {
-			kfree(v);
-			unmap_pages(mm, start, start + i * PAGE_SIZE);
+			mm_unmap(mm, start, npages * PAGE_SIZE);
 			return -ENOMEM;
 		}
 		*pte = (phys + i * PAGE_SIZE) | prot_to_pte(prot) | PTE_SHARED;
 	}
-	*v = (struct vma){ .start = start, .end = start + npages * PAGE_SIZE, .prot = prot,
-			   .name = name, .shared = true };
-	vma_insert(mm, v);
 	return 0;
 }
 
-/* Map zeroed pages for [start, start + len) with prot, as one new area. */
+/*
+ * [start, start + len) becomes one new area with prot, of zeros: its pages
+ * get their frames at their first touch (mm/memory.c).
+ */
 int mm_map(struct mm *mm, uint64_t start, uint64_t len, int prot, const char *name)
 {
 	struct vma *v = kzalloc(sizeof(*v));
-	uint64_t va;
 	int err;
 
 	if (!v)
@@ -175,20 +149,6 @@ int mm_map(struct mm *mm, uint64_t start, uint64_t len, int prot, const char *na
 	if ((err = mm_unmap(mm, start, len))) {
 		kfree(v);
 		return err;
-	}
-	for (va = start; va < start + len; va += PAGE_SIZE) {
-		uint64_t frame, *pte;
-
-		page_window(va);
-		frame = frame_alloc();
-		if (!frame || !(pte = pte_lookup(mm->pml4, va, true))) {
-			if (frame)
-				frame_free(frame);
-			kfree(v);
-			unmap_pages(mm, start, va);
-			return -ENOMEM;
-		}
-		*pte = frame | prot_to_pte(prot);
 	}
 	*v = (struct vma){ .start = start, .end = start + len, .prot = prot, .name = name };
 	vma_insert(mm, v);
@@ -198,24 +158,36 @@ int mm_map(struct mm *mm, uint64_t start, uint64_t len, int prot, const char *na
 /*
  * Only the areas that meet the range are visited, and within them only
  * the page tables that exist: the cost is what is mapped, however long
- * the range. Between two areas the tick may come in.
+ * the range. Between two areas the tick may come in. Then the tables
+ * that only the range needed go (free_pgtables: between the areas below
+ * and above it).
  */
 int mm_unmap(struct mm *mm, uint64_t start, uint64_t len)
 {
-	uint64_t end = start + len;
-	struct vma *v;
+	uint64_t end = start + len, s, e;
+	struct vma *v, *prev, *next;
+	bool unmapped = false;
+	int err = 0;
 
 	while ((v = vma_next(mm, start)) && v->start < end) {
-		uint64_t s = MAX(v->start, start), e = MIN(v->end, end);
-
-		if (!(v = isolate(mm, v, s, e)))
-			return -ENOMEM;
+		s = MAX(v->start, start);
+		e = MIN(v->end, end);
+		if (!(v = isolate(mm, v, s, e))) {
+			err = -ENOMEM;
+			break;
+		}
 		unmap_pages(mm, s, e);
 		vma_remove(mm, v);
 		kfree(v);
+		unmapped = true;
 		irq_window();
 	}
-	return 0;
+	if (unmapped) {
+		prev = vma_prev(mm, start);
+		next = vma_next(mm, start);
+		free_pgtables(mm, start, end, prev ? prev->end : 0, next ? next->start : USER_TOP, true);
+	}
+	return err;
 }
 
 /* 0 if every page of [start, end) lies in an area; else -ENOMEM, as Linux. */
@@ -240,7 +212,7 @@ static int check_range(struct mm *mm, uint64_t start, uint64_t end)
  */
 int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 {
-	uint64_t end = start + len, va, *pte;
+	uint64_t end = start + len;
 	struct vma *v;
 	int err = check_range(mm, start, end);
 
@@ -255,13 +227,7 @@ int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 		if (!(v = isolate(mm, v, s, e)))
 			return -ENOMEM;
 		v->prot = prot;
-		for (va = s; (pte = pte_next(mm->pml4, &va, e)); va += PAGE_SIZE) {
-			page_window(va);
-			if (!(*pte & PTE_ADDR))
-				continue;
-			*pte = (*pte & (PTE_ADDR | PTE_SHARED)) | prot_to_pte(prot);
-			flush_if_current(mm, va);
-		}
+		protect_pages(mm, s, e, prot);
 		irq_window();
 	}
 	tlb_shootdown(mm->pml4, start, end);	/* no thread keeps the old rights */
@@ -274,34 +240,20 @@ uint64_t mm_find_gap(struct mm *mm, uint64_t len)
 	return vma_find_gap(mm, MMAP_BOTTOM, mm->mmap_base, len);
 }
 
-/* Give the pages of [s, e) of old to mm: copies of their frames, or the same shared frame. */
-static int copy_pages(struct mm *mm, struct mm *old, uint64_t s, uint64_t e)
+/* Every CPU that runs mm forgets its user half: a CR3 load here, a shootdown elsewhere. */
+static void flush_all(struct mm *mm)
 {
-	uint64_t va = s, *src, *dst, frame;
-
-	for (; (src = pte_next(old->pml4, &va, e)); va += PAGE_SIZE) {
-		page_window(va);
-		if (!(*src & PTE_ADDR))
-			continue;
-		if (*src & PTE_SHARED) {
-			if (!(dst = pte_lookup(mm->pml4, va, true)))
-				return -ENOMEM;
-			*dst = *src;
-			continue;
-		}
-		if (!(frame = frame_alloc()))
-			return -ENOMEM;
-		if (!(dst = pte_lookup(mm->pml4, va, true))) {
-			frame_free(frame);
-			return -ENOMEM;
-		}
-		memcpy(phys_to_virt(frame), phys_to_virt(*src & PTE_ADDR), PAGE_SIZE);
-		*dst = frame | (*src & ~PTE_ADDR);
-	}
-	return 0;
+	if (read_cr3_is(mm->pml4))
+		write_cr3(read_cr3());
+	tlb_shootdown(mm->pml4, 0, USER_TOP);
 }
 
-/* fork: the same areas, each page copied into a frame of its own (shared frames: shared). */
+/*
+ * fork: the same areas, over the same frames, which the first write on
+ * either side copies (mm/memory.c). The parent's entries lost W: a CPU
+ * that runs it (this one, another thread's) must not keep a writable
+ * translation in its TLB, so all of them flush once at the end.
+ */
 struct mm *mm_copy(struct mm *old)
 {
 	struct mm *mm = mm_create();
@@ -322,17 +274,23 @@ struct mm *mm_copy(struct mm *old)
 			goto fail;
 		*n = *v;
 		vma_insert(mm, n);
-		if (copy_pages(mm, old, v->start, v->end))
+		if (copy_pages(mm, old, v))
 			goto fail;
 		irq_window();
 	}
+	flush_all(old);
 	return mm;
 fail:
+	flush_all(old);
 	mm_release(mm);
 	return NULL;
 }
 
-/* Copy into or out of an address space through the direct map, page by page. */
+/*
+ * Copy into or out of an address space through the direct map, page by
+ * page, each page made ready as a user access would make it (its first
+ * touch, a copy of a page fork shares): only where its area allows it.
+ */
 static int copy_mm(struct mm *mm, uint64_t va, void *buf, size_t n, bool to_mm)
 {
 	while (n) {
@@ -340,10 +298,11 @@ static int copy_mm(struct mm *mm, uint64_t va, void *buf, size_t n, bool to_mm)
 		size_t chunk = MIN(n, PAGE_SIZE - va % PAGE_SIZE);
 		char *page;
 
-		if (!pte || !(*pte & PTE_ADDR))
-			return -EFAULT;
-		if (to_mm && (*pte & PTE_SHARED))	/* every process would see it */
-			return -EFAULT;
+		if (!pte || !(*pte & PTE_P) || (to_mm && !(*pte & PTE_W))) {
+			if (handle_mm_fault(mm, va, to_mm ? PF_WRITE : 0))
+				return -EFAULT;
+			pte = pte_lookup(mm->pml4, va, false);
+		}
 		page = (char *)phys_to_virt(*pte & PTE_ADDR) + va % PAGE_SIZE;
 		if (to_mm)
 			memcpy(page, buf, chunk);

@@ -1,4 +1,4 @@
-/* The areas of an address space: an AVL tree by address, each node knowing its subtree's holes. */
+/* The areas of an address space: an AVL tree by address, each node knowing its subtree's holes, and a list in the same order. */
 #include <ccos/proc.h>
 #include <ccos/vm.h>
 #include <ccos/mm.h>
@@ -23,6 +23,11 @@
  * An area's bounds never change while it is in the tree: vm.c removes
  * it, changes it and inserts it again, so that the nodes above it stay
  * right.
+ *
+ * The areas are also a list in address order (prev, next), as Linux's
+ * were until 6.1: a walk over a range of areas steps to the next one
+ * without a new search from the root, and fork and exit visit each area
+ * in one step.
  */
 
 static int height(const struct vma *n)
@@ -125,8 +130,31 @@ static struct vma *remove(struct vma *t, const struct vma *v)
 	return balance(t);
 }
 
+/* Put v in the list between the areas the tree has below and above it. */
+static void link(struct mm *mm, struct vma *v)
+{
+	struct vma *t = mm->vmas, *prev = NULL, *next = NULL;
+
+	while (t) {
+		if (v->start < t->start) {
+			next = t;
+			t = t->left;
+		} else {
+			prev = t;
+			t = t->right;
+		}
+	}
+	v->prev = prev;
+	v->next = next;
+	if (prev)
+		prev->next = v;
+	if (next)
+		next->prev = v;
+}
+
 void vma_insert(struct mm *mm, struct vma *v)
 {
+	link(mm, v);
 	mm->vmas = insert(mm->vmas, v);
 	mm->nr_vmas++;
 }
@@ -135,6 +163,10 @@ void vma_remove(struct mm *mm, struct vma *v)
 {
 	mm->vmas = remove(mm->vmas, v);
 	mm->nr_vmas--;
+	if (v->prev)
+		v->prev->next = v->next;
+	if (v->next)
+		v->next->prev = v->prev;
 }
 
 /* The lowest area that ends above addr: the one holding addr, or the next one. */
@@ -148,6 +180,22 @@ struct vma *vma_next(struct mm *mm, uint64_t addr)
 			t = t->left;
 		} else {
 			t = t->right;
+		}
+	}
+	return found;
+}
+
+/* The highest area that ends at or below addr, or NULL. */
+struct vma *vma_prev(struct mm *mm, uint64_t addr)
+{
+	struct vma *t = mm->vmas, *found = NULL;
+
+	while (t) {
+		if (t->end <= addr) {
+			found = t;
+			t = t->right;
+		} else {
+			t = t->left;
 		}
 	}
 	return found;

@@ -76,9 +76,11 @@ static void remove_area(struct mm *mm, struct vma *v)
 	kfree(v);
 }
 
-/* Every lookup and a sample of hole searches agree with the map of pages. */
+/* Every lookup, the list of areas and a sample of hole searches agree with the map of pages. */
 static void compare(struct mm *mm)
 {
+	struct vma *ended = NULL, *v, *prev;
+	size_t n = 0;
 	int i, k;
 
 	KEXPECT(check(mm->vmas, 0) >= 0);
@@ -87,9 +89,15 @@ static void compare(struct mm *mm)
 
 		for (k = i; k < SLOTS && !next; k++)
 			next = owner[k];
+		if (i && owner[i - 1] && owner[i - 1]->end == SLOT(i))
+			ended = owner[i - 1];
 		KEXPECT(mm_find_vma(mm, SLOT(i) + 8) == owner[i]);
 		KEXPECT(vma_next(mm, SLOT(i)) == next);
+		KEXPECT(vma_prev(mm, SLOT(i)) == ended);
 	}
+	for (prev = NULL, v = vma_next(mm, 0); v; prev = v, v = v->next, n++)
+		KEXPECT(v->prev == prev && (!prev || prev->end <= v->start));
+	KEXPECT_EQ(n, mm->nr_vmas);
 	for (k = 0; k < 64; k++) {
 		int lo = next_random() % SLOTS, hi = lo + next_random() % (SLOTS - lo + 1);
 		int len = 1 + next_random() % 6;

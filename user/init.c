@@ -6,6 +6,7 @@ static const char *const programs[] = {
 	"/bin/sysmisc",
 	"/bin/sysproc",
 	"/bin/sysmem",
+	"/bin/cowtest",
 	"/bin/sysfile",
 	"/bin/systime",
 	"/bin/proctest",

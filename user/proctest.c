@@ -82,6 +82,7 @@ static int test_no_leak(void)
 	int ok;
 
 	fork_exit_wait(10);	/* let the kernel heap reach its working size */
+	own_memory();
 	before = meminfo_kb("MemFree");
 	ok = fork_exit_wait(NO_LEAK_FORKS);
 	after = meminfo_kb("MemFree");
@@ -145,6 +146,7 @@ static int test_fork_storm(void)
 			used |= 1ul << i;
 		}
 	fork_exit_wait(10);
+	own_memory();
 	before = meminfo_kb("MemFree");
 	for (wave = 0; wave < 20; wave++) {
 		for (n = 0; n < (int)(2 * ncpu); n++) {

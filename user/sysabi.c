@@ -263,20 +263,47 @@ static int test_rlimits(void)
 	return expect(syscall2(__NR_getrlimit, 16, (long)lim), -EINVAL, "getrlimit(16)");
 }
 
-/* Out of memory, /proc/self/maps cannot be made: ENOMEM, not "no such file". */
+/*
+ * Fill [p, p + len) by reading /dev/zero into it: the kernel's copy gives
+ * each page its frame at its first touch, and stops short (or -EFAULT)
+ * when no frame is left, where a store of the program's own would have it
+ * killed. Whether it filled everything.
+ */
+static int fill(char *p, unsigned long len, long zero)
+{
+	unsigned long done = 0, chunk;
+	long n;
+
+	for (; done < len; done += n) {
+		chunk = len - done < (1ul << 20) ? len - done : 1ul << 20;
+		if ((n = read(zero, p + done, chunk)) <= 0)
+			break;
+	}
+	return done == len;
+}
+
+/*
+ * Out of memory, /proc/self/maps cannot be made: ENOMEM, not "no such file".
+ * Memory is taken at a page's first touch, so mapping it is not enough:
+ * each mapping is filled until no frame is left.
+ */
 static int exhaust_then_open(void *unused)
 {
 	unsigned long len = 1ul << 40;
+	long fd, zero = open("/dev/zero", O_RDONLY, 0);
+	char *p;
 	int i;
-	long fd;
 
 	(void)unused;
 	for (i = 0; i < 64; i++)	/* areas enough that the text needs a run of frames */
 		if (mmap(NULL, PAGE_SIZE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED)
 			return 2;
 	for (; len >= PAGE_SIZE; len /= 2)
-		while (!IS_ERR_VALUE(mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)))
-			;
+		while (!IS_ERR_VALUE(p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+					      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)))
+			if (!fill(p, len, zero))
+				goto full;
+full:
 	fd = open("/proc/self/maps", O_RDONLY, 0);
 	ktap_diag("open(/proc/self/maps) with no memory left: %ld", fd);
 	return fd == -ENOMEM ? 0 : fd == -ENOENT ? 1 : 3;

@@ -12,7 +12,9 @@
  * This file holds the mode-dependent calls: each entry against its system
  * call, the warnings, int $0xcc, seccomp and single-stepping; the cases on
  * the pages themselves (their bytes, every offset, bad pointers and stacks,
- * the vvar and HPET pages) are in vsyscall/pages.c.
+ * the vvar and HPET pages) are in vsyscall/pages.c, and the calls whose
+ * outputs land on pages fork shares or nobody has touched in
+ * vsyscall/cow.c.
  */
 
 const char *const mode_names[] = { "native", "emulate", "xonly", "none" };
@@ -401,6 +403,9 @@ static const struct {
 	{ "call_every_offset", test_every_offset, 0 },
 	{ "bad_pointers_sigsegv_nothing_written", test_bad_pointers, 0 },
 	{ "outputs_across_pages_nothing_written", test_outputs_across_pages, 0 },
+	{ "outputs_on_pages_fork_shares", test_outputs_on_pages_fork_shares, 0 },
+	{ "outputs_on_untouched_pages", test_outputs_on_untouched_pages, 0 },
+	{ "bad_pointer_beside_shared_pages_nothing_written", test_bad_pointer_beside_shared_pages, 0 },
 	{ "bad_stack_sigsegv", test_bad_stack, 0 },
 	{ "seccomp_strict", test_seccomp, 0 },
 	{ "vvar_readable_jiffies_advance", test_vvar_readable, 0 },

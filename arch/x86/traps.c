@@ -56,18 +56,25 @@ void dump_registers(const struct trap_frame *tf)
 
 extern const struct extable_entry __extable_start[], __extable_end[];
 
-/* A fault inside a user-access function resumes at its fixup: -EFAULT. */
-bool fixup_exception(struct trap_frame *tf)
+/* The exception-table entry of a user-access instruction at rip, or NULL. */
+const struct extable_entry *search_exception_table(uint64_t rip)
 {
 	const struct extable_entry *e;
 
-	for (e = __extable_start; e < __extable_end; e++) {
-		if (e->insn == tf->rip) {
-			tf->rip = e->fixup;
-			return true;
-		}
-	}
-	return false;
+	for (e = __extable_start; e < __extable_end; e++)
+		if (e->insn == rip)
+			return e;
+	return NULL;
+}
+
+/* A fault inside a user-access function resumes at its fixup: -EFAULT. */
+bool fixup_exception(struct trap_frame *tf)
+{
+	const struct extable_entry *e = search_exception_table(tf->rip);
+
+	if (e)
+		tf->rip = e->fixup;
+	return e != NULL;
 }
 
 /* An exception in kernel mode: a fixup, an expected fault in a ktest, or a panic. */

@@ -35,9 +35,14 @@
 /* Physical frames (mm/frame.c). 0 means "none left": the caller handles it. */
 void frame_init(void);
 uint64_t frame_alloc(void);			/* one zeroed 4 KiB frame */
+uint64_t frame_alloc_uninit(void);		/* one frame, not zeroed: for a copy */
 uint64_t frame_alloc_run(size_t n);		/* n contiguous zeroed frames */
 void frame_free(uint64_t phys);
 void frame_free_run(uint64_t phys, size_t n);
+/* Frames of user memory that fork shares: each mapping counts (mm/memory.c). */
+void frame_get(uint64_t phys);
+void frame_put(uint64_t phys);		/* the last one frees the frame */
+unsigned int frame_users(uint64_t phys);
 size_t frames_free(void);
 size_t frames_used(void);
 extern uint64_t trampoline_frame;		/* a reserved page below 1 MiB, or 0 */
@@ -55,7 +60,6 @@ uint64_t *walk_pte(uint64_t pml4, uint64_t virt);	/* NULL if not mapped */
 uint64_t *pte_lookup(uint64_t pml4, uint64_t virt, bool create);
 uint64_t *pte_next(uint64_t pml4, uint64_t *va, uint64_t end);
 uint64_t new_address_space(void);		/* kernel half shared, user half empty */
-void free_address_space(uint64_t pml4);
 void switch_address_space(uint64_t pml4);
 bool read_cr3_is(uint64_t pml4);
 void *ioremap(uint64_t phys, size_t size);	/* uncached kernel mapping of MMIO */

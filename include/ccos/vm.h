@@ -11,7 +11,11 @@ struct vma {
 	bool shared;		/* kernel-owned frames (the vDSO): never written */
 	const char *name;	/* a path, "[heap]", "[stack]", or NULL */
 	uint64_t offset;	/* in the file, for ELF segments */
-	/* The tree of areas (mm/vma.c): children, and of the subtree: */
+	/* An ELF segment's bytes, which a page's first touch maps or copies (mm/memory.c): */
+	const uint8_t *file;	/* the byte that lies at file_start */
+	uint64_t file_start, file_end;	/* where the file's bytes lie; 0, 0 if anonymous */
+	/* The list of areas in address order, and the tree (mm/vma.c): children, and of the subtree: */
+	struct vma *prev, *next;
 	struct vma *left, *right;
 	uint64_t lo, hi;	/* the lowest start and the highest end */
 	uint64_t gap;		/* the largest hole between two of its areas */
@@ -46,15 +50,29 @@ int copy_mm_as_user(struct mm *mm, uint64_t va, void *buf, size_t n, bool to_mm)
 int copy_from_mm_or_gate(struct mm *mm, void *dst, uint64_t va, size_t n);
 uint64_t prot_to_pte(int prot);
 
+/* mm/memory.c: the pages of areas, filled at their first touch and shared by fork until written */
+int handle_mm_fault(struct mm *mm, uint64_t addr, unsigned int access);	/* PF_WRITE, PF_INSTR */
+/* The same from a lockless call, the lock taken for it (arch/x86/entry/common.c). */
+int lockless_handle_mm_fault(struct mm *mm, uint64_t addr, unsigned int access);
+struct trap_frame;
+long lockless_with_areas(long (*fn)(const struct trap_frame *tf), const struct trap_frame *tf);
+int copy_pages(struct mm *mm, struct mm *old, const struct vma *v);
+void unmap_pages(struct mm *mm, uint64_t s, uint64_t e);
+void zap_pages(struct mm *mm, uint64_t s, uint64_t e);
+void free_pgtables(struct mm *mm, uint64_t s, uint64_t e, uint64_t floor, uint64_t ceiling,
+		   bool flush);
+void protect_pages(struct mm *mm, uint64_t s, uint64_t e, int prot);
+
 /* mm/vma.c: the areas, by address */
 void vma_insert(struct mm *mm, struct vma *v);
 void vma_remove(struct mm *mm, struct vma *v);
 struct vma *vma_next(struct mm *mm, uint64_t addr);	/* the first area ending above addr */
 struct vma *mm_find_vma(struct mm *mm, uint64_t addr);	/* the area holding addr, or NULL */
+struct vma *vma_prev(struct mm *mm, uint64_t addr);	/* the last area ending at or below addr */
 uint64_t vma_find_gap(struct mm *mm, uint64_t lo, uint64_t hi, uint64_t len);
 void vma_free_all(struct mm *mm);
 /* Each area that meets [from, to), in order; the body may split v, not free it. */
 #define for_each_vma_in(v, mm, from, to) \
-	for ((v) = vma_next((mm), (from)); (v) && (v)->start < (to); (v) = vma_next((mm), (v)->end))
+	for ((v) = vma_next((mm), (from)); (v) && (v)->start < (to); (v) = (v)->next)
 
 #endif

@@ -1,7 +1,8 @@
 """The ring-3 test programs on this Linux host: the same binaries, Linux's answers.
 
 The signal tests (sigfault, sigframe, sigmask, sigstate), mapstest,
-timetest, watchdogtest, sysabi, sysclone, sysbusy, syslink, syspath, systty, sysfile, syswait, sysclock, sysfsinfo, and the musl and glibc programs
+timetest, watchdogtest, sysabi, sysclone, sysbusy, syslink, syspath, systty, sysfile, syswait, sysclock, sysfsinfo,
+cowtest, and the musl and glibc programs
 are ordinary static Linux x86-64 programs. Their expectations are Linux's,
 so they must pass here too; a case that fails on Linux but passes on ccos is a wrong expectation,
 not a pass. Where a host's answer depends on its CPU, hypervisor or kernel
@@ -29,7 +30,7 @@ PROGRAMS = ["sigfault", "sigframe", "sigmask", "sigstate", "mapstest", "musltest
             "muslthread", "muslgroup", "muslfutex", "muslclose", "muslsmp", "muslseg",
             "musltimer", "muslselect",
             "timetest", "watchdogtest", "sysabi", "sysclone", "sysbusy", "syslink", "syspath", "systty", "sysfile",
-            "syswait", "sysclock", "sysfsinfo", "glibctest"]
+            "syswait", "sysclock", "sysfsinfo", "cowtest", "glibctest"]
 MUSL = {"musltest", "muslsig", "muslthread", "muslgroup", "muslfutex", "muslclose", "muslsmp", "muslseg",
         "musltimer", "muslselect"}
 LINUX_X86_64 = pytest.mark.skipif(platform.system() != "Linux" or platform.machine() != "x86_64",

@@ -13,19 +13,46 @@ static struct area {
 } areas[MAX_AREAS];
 static unsigned long nareas;
 
-/* Areas halving from 1 TiB to a page, until mmap says no: how many pages they took. */
-static unsigned long map_all(void)
+/*
+ * Fill [p, p + len) by reading /dev/zero into it: the kernel's copy gives
+ * each page its frame at its first touch (docs/memory.md), and stops short
+ * when no frame is left, where a store of this program's own would have
+ * it killed. The bytes filled.
+ */
+static unsigned long fill(char *p, unsigned long len, long zero)
 {
-	unsigned long len = 1ul << 40, pages = 0;
+	unsigned long done = 0, chunk;
+	long n;
+
+	for (; done < len; done += n) {
+		chunk = len - done < (1ul << 20) ? len - done : 1ul << 20;
+		if ((n = read(zero, p + done, chunk)) <= 0)
+			break;
+	}
+	return done;
+}
+
+/*
+ * Areas halving from 1 TiB to a page, each filled, until mmap says no or
+ * a fill stops short (no frame left): how many pages they took.
+ */
+static unsigned long map_all(long zero)
+{
+	unsigned long len = 1ul << 40, pages = 0, got;
 	void *p;
 
 	for (; len >= PAGE_SIZE; len /= 2) {
 		while (nareas < MAX_AREAS &&
-		       !IS_ERR_VALUE(p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))) {
+		       !IS_ERR_VALUE(p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+					      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))) {
 			areas[nareas++] = (struct area){ p, len };
-			pages += len / PAGE_SIZE;
+			got = fill(p, len, zero);
+			pages += got / PAGE_SIZE;
+			if (got < len)
+				goto full;
 		}
 	}
+full:
 	return pages;
 }
 
@@ -83,9 +110,9 @@ static void remove_heap_files(void)
 }
 
 /*
- * What can be mapped is measured, then the heap is filled (tmpfs nodes,
- * areas) and every frame left is mapped, until mmap says ENOMEM; then all
- * of it is freed. As much must be mappable again as before, and a fork
+ * What can be mapped and filled is measured, then the heap is filled
+ * (tmpfs nodes, areas) and every frame left is mapped and filled, after
+ * which mmap says ENOMEM; then all of it is freed. As much must be mappable again as before, and a fork
  * (its page tables, kernel stack and copy of this address space) and a
  * wait must work: a kernel whose heap kept the pages its freed blocks
  * took (ccos's before issue 28) could map megabytes less.
@@ -93,15 +120,17 @@ static void remove_heap_files(void)
 int check_fork_after_fill(int fd)
 {
 	unsigned long before, after, files, small;
-	long pid, r;
+	long pid, r, zero = open("/dev/zero", O_RDONLY, 0);
 	int status;
 
-	before = map_all();
+	if (zero < 0)
+		return report(fd, "memory check: open /dev/zero returned %ld", zero);
+	before = map_all(zero);
 	if ((r = unmap_all()))
 		return report(fd, "memory check: munmap returned %ld", r);
 	files = fill_heap();
 	small = nareas;
-	map_all();
+	map_all(zero);
 	r = (long)mmap(NULL, PAGE_SIZE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (r != -ENOMEM)
 		report(fd, "memory check: with memory full (%lu areas), mmap of a page returned %ld, not -ENOMEM",
@@ -109,8 +138,9 @@ int check_fork_after_fill(int fd)
 	remove_heap_files();
 	if ((r = unmap_all()))
 		return report(fd, "memory check: munmap returned %ld", r);
-	after = map_all();
+	after = map_all(zero);
 	unmap_all();
+	close(zero);
 	if (after + SLACK_PAGES < before)
 		report(fd, "memory check: %lu pages could be mapped, %lu once %lu files of /tmp and %lu one-page areas were made and freed",
 		       before, after, files, small);

@@ -20,6 +20,8 @@ long meminfo_kb(const char *field);
 /* A test's own folder in /tmp (the program makes it), and test_dir/name in one of a few rotating buffers. */
 extern char test_dir[64];
 const char *in_dir(const char *name);
+/* Make the data and stack a case will use this process's own, before it reads MemFree (testutil.c). */
+void own_memory(void);
 /* The whole of a small file into buf, NUL-terminated: its length, or the error. */
 long slurp(const char *file, char *buf, long size);
 /* The state letter of /proc/PID/stat once it is want (after at most 2 s: what it is then); 0: no such file. */

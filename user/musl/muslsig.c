@@ -300,6 +300,16 @@ static int test_rt_queue(void)
 	sigset_t set;
 	const struct { int code, value; } want_r1[] = { { SI_QUEUE, 1 }, { SI_QUEUE, 2 }, { SI_USER, 0 } };
 
+	/*
+	 * The handler's stores must not fault: a page's first write after fork
+	 * is a fault (the page is copied), and ccos delivers the next pending
+	 * signal on that fault's way out, as Linux does on any return to user
+	 * mode, whose handler would run before the store is done and find
+	 * ngot not yet counted. Written here first, the pages are this
+	 * process's own before any signal is queued.
+	 */
+	memset(got, 0, sizeof(got));
+	ngot = 0;
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, r1);

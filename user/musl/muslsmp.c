@@ -1,4 +1,4 @@
-/* muslsmp: musl threads on several CPUs at once, and a TLB shootdown that a reader on another CPU must see. */
+/* muslsmp: musl threads on several CPUs at once, and TLB shootdowns (munmap, fork) that a thread on another CPU must see. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include "ktap.h"
 #include "threadutil.h"
 
@@ -225,9 +226,91 @@ static int test_tlb_shootdown(void)
 	return 1;
 }
 
+/* ---- fork while a thread on another CPU writes: the child's memory stands still ---- */
+
+static volatile unsigned long *counter;	/* a page of its own */
+static volatile int writing;
+
+static void *writer(void *arg)
+{
+	(void)arg;
+	writing = pin(1) ? 1 : -1;
+	while (writing > 0)
+		(*counter)++;
+	return NULL;
+}
+
+/*
+ * fork copies no page: it makes the parent's pages read-only, and the
+ * next write on either side copies. A thread of the parent that keeps
+ * writing on CPU 1 must lose its writable TLB entry there at the fork
+ * (a shootdown), or it would go on writing into the frame the child now
+ * shares, and the child's memory would change under it.
+ */
+static int moved;	/* rounds in which the writer wrote while the child watched */
+
+static int fork_round(int round)
+{
+	unsigned long v, at_fork;
+	int status;
+	pid_t pid;
+
+	at_fork = *counter;
+	pid = fork();
+	if (pid == 0) {
+		struct timespec t0;
+
+		v = *counter;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		while (elapsed_ms(&t0) < 20)
+			;
+		_exit(*counter != v);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return fail("round %d: fork or waitpid failed", round);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return fail("round %d: the child's copy of the counter moved: the writer on CPU 1 "
+			    "kept writing into the frame it shares (no shootdown at fork)", round);
+	moved += *counter != at_fork;
+	return 1;
+}
+
+static int test_fork_shootdown(void)
+{
+	pthread_t t;
+	struct timespec t0;
+	int round, ok = 1;
+
+	if (ncpus() < 2)
+		return skip_case("one CPU: no other CPU holds a TLB entry to shoot down");
+	if (!pin(0))
+		return fail("sched_setaffinity to CPU 0 did not move the main thread there");
+	counter = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (counter == MAP_FAILED)
+		return fail("mmap failed");
+	pthread_create(&t, NULL, writer, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (*counter < 100000 && writing >= 0 && elapsed_ms(&t0) < 2000)
+		;
+	if (*counter < 100000) {
+		ok = fail("the writer did not start writing on CPU 1");
+	} else {
+		for (round = 0; round < ROUNDS && ok; round++)
+			ok = fork_round(round);
+	}
+	writing = 0;
+	pthread_join(t, NULL);
+	munmap((void *)counter, 4096);
+	if (ok)
+		printf("# %d forks while a thread wrote on CPU 1 (in %d of them while the child "
+		       "watched): each child's copy stood still\n", ROUNDS, moved);
+	return ok;
+}
+
 static const struct ktap_test tests[] = {
 	{ "threads_run_in_parallel", test_parallel },
 	{ "tlb_shootdown_reader_faults", test_tlb_shootdown },
+	{ "fork_shootdown_writer_on_another_cpu", test_fork_shootdown },
 };
 
 int main(void)

@@ -94,6 +94,12 @@ int test_hpet_readable(void);
 int test_hpet_not_writable(void);
 int test_hpet_not_executable(void);
 
+/* ---- cow.c: outputs on pages fork shares and on pages nobody has touched ---- */
+
+int test_outputs_on_pages_fork_shares(void);
+int test_outputs_on_untouched_pages(void);
+int test_bad_pointer_beside_shared_pages(void);
+
 /* ---- pinned.c: getcpu's four paths on every CPU, pinned by sched_setaffinity ---- */
 
 int test_getcpu_pinned(void);

@@ -7,6 +7,7 @@
 #include <asm/unistd_64.h>
 #include <asm/vsyscall.h>
 #include <asm/x86.h>
+#include <ccos/vm.h>
 
 /*
  * The one rule of the kernel lock (docs/smp.md): kernel code runs inside
@@ -15,8 +16,9 @@
  * the way back. The lockless calls are the exception: the system calls
  * marked in syscall_lockless and the vsyscall page's calls, which are
  * three of them by another door. They run without it, and take it here
- * only for what needs it: the work of the way back, or a failure's
- * signal. The tick and the IPIs need it for nothing. Below this layer
+ * only for what needs it: the work of the way back, a failure's signal,
+ * a user page their copy meets that must be made ready first, or the
+ * areas the vsyscall emulation's slow way reads. The tick and the IPIs need it for nothing. Below this layer
  * code asserts the lock where it needs it (assert_kernel_locked), and
  * lockdebug checks the assertions. Besides this file only the scheduler
  * (which holds it across switches and lets it go to halt) and each CPU's
@@ -228,4 +230,30 @@ void lockless_exit(int status)
 {
 	lock_kernel();
 	proc_exit(status);
+}
+
+/*
+ * A lockless call's user access that faults on a page the process's
+ * memory can make ready (its first touch, or the copy of a page fork
+ * shares: mm/fault.c): the memory is the lock's, taken here for it.
+ */
+int lockless_handle_mm_fault(struct mm *mm, uint64_t addr, unsigned int access)
+{
+	int err;
+
+	lock_kernel();
+	err = handle_mm_fault(mm, addr, access);
+	unlock_kernel();
+	return err;
+}
+
+/* A lockless call's step that needs the process's areas to hold still: fn(tf) inside the lock. */
+long lockless_with_areas(long (*fn)(const struct trap_frame *tf), const struct trap_frame *tf)
+{
+	long ret;
+
+	lock_kernel();
+	ret = fn(tf);
+	unlock_kernel();
+	return ret;
 }

@@ -12,6 +12,8 @@
 #include <ccos/printk.h>
 #include <ccos/lab.h>
 #include <ccos/spinlock.h>
+#include <ccos/mm.h>
+#include <ccos/abi.h>
 
 /* The bytes each call may write through rdi and rsi (0: not a pointer). */
 static const size_t vsyscall_outputs[VSYSCALL_NR_ENTRIES][2] = {
@@ -22,32 +24,39 @@ static const size_t vsyscall_outputs[VSYSCALL_NR_ENTRIES][2] = {
 
 /*
  * Can user mode write n bytes at addr? The user half only, and every page
- * present, user and writable: exactly what copy_to_user needs, and ccos
- * maps pages when an area is made, never on demand, so the page tables
- * tell the whole truth.
+ * in an area that allows writing: the areas say it, not the page tables,
+ * where a writable page may be one fork shares (read-only until written)
+ * or one nobody has touched yet (absent). With resolve, each page is also
+ * made ready now, as a user write would make it (copied, or given its
+ * frame of zeros: mm/memory.c): false if one cannot be (no frame left).
+ * Inside the kernel lock, which the areas need (lockless_with_areas).
  */
-static bool user_writable(uint64_t addr, size_t n)
+static bool user_writable(uint64_t addr, size_t n, bool resolve)
 {
-	uint64_t page, *pte;
+	struct mm *mm = current()->mm;
+	uint64_t page;
+	struct vma *v;
 
 	if (!access_ok((void __user *)addr, n))
 		return false;
 	for (page = ALIGN_DOWN(addr, PAGE_SIZE); page < addr + n; page += PAGE_SIZE) {
-		pte = walk_pte(current()->mm->pml4, page);
-		if (!pte || (*pte & (PTE_U | PTE_W)) != (PTE_U | PTE_W))
+		if (resolve ? handle_mm_fault(mm, page, PF_WRITE) != 0 :
+			      !(v = mm_find_vma(mm, page)) || !(v->prot & PROT_WRITE))
 			return false;
 	}
 	return true;
 }
 
 /* The first output pointer of call nr that user mode could not write through, or 0. */
-static __noinline uint64_t first_bad_pointer(const struct trap_frame *tf, unsigned int nr)
+static __noinline uint64_t first_bad_pointer(const struct trap_frame *tf, unsigned int nr,
+					     bool resolve)
 {
 	const uint64_t ptr[2] = { tf->rdi, tf->rsi };
 	int i;
 
 	for (i = 0; i < 2; i++)
-		if (vsyscall_outputs[nr][i] && ptr[i] && !user_writable(ptr[i], vsyscall_outputs[nr][i]))
+		if (vsyscall_outputs[nr][i] && ptr[i] &&
+		    !user_writable(ptr[i], vsyscall_outputs[nr][i], resolve))
 			return ptr[i];
 	return 0;
 }
@@ -56,13 +65,18 @@ static __noinline uint64_t first_bad_pointer(const struct trap_frame *tf, unsign
  * A call with one good output pointer and one bad must write nothing: no
  * half-done vsyscall for an exploit to use. When every byte the call may
  * write (through its non-NULL pointers) lies in one page, its first store
- * faults or none does: put_user is one mov, and a fault stops the
- * instruction before it writes anything (SDM Vol. 3 §6.5); copy_to_user
- * of a struct within a page faults on its first step or not at all; every
- * later store goes to that same page; and in a page of the kernel half
- * the call's own access_ok refuses the first output before any store.
- * Outputs that span pages (or wrap around the address space) are checked
- * against the page tables first (run_checked).
+ * decides: put_user is one mov, and copy_to_user of a struct within a
+ * page faults on its first step or not at all. If the page is writable,
+ * the store succeeds, and so does every later one, to the same page. If
+ * it is not, the store faults, and a faulting instruction has written
+ * nothing (SDM Vol. 3 §6.5): either the process's memory answers the
+ * fault (a page fork shares is copied, an untouched one gets its frame:
+ * mm/fault.c) and the store runs again, now on a writable page, or it
+ * cannot, and the call ends with -EFAULT before any byte was written. In
+ * a page of the kernel half the call's own access_ok refuses the first
+ * output before any store. Outputs that span pages (or wrap around the
+ * address space) are made ready, every page of each, before the call
+ * (run_checked).
  */
 static inline bool in_one_page(uint64_t a, size_t na, uint64_t b, size_t nb)
 {
@@ -85,16 +99,29 @@ static inline long run_getcpu(const struct trap_frame *tf)
 	return sys_getcpu((unsigned int __user *)tf->rdi, (unsigned int __user *)tf->rsi, NULL);
 }
 
+/* The slow way's work, inside the kernel lock: every page of every output made ready, then the call. */
+static long checked_call(const struct trap_frame *tf)
+{
+	unsigned int nr = vsyscall_entry_nr(tf->rip);
+
+	if (first_bad_pointer(tf, nr, true))
+		return -EFAULT;
+	return nr == VSYSCALL_GETCPU ? run_getcpu(tf) : run_gettimeofday(tf);
+}
+
 /*
  * The slow way, for outputs that may not lie in one page: the call runs
- * only if they do after all, or if the page tables let it write each.
+ * only if they do after all, or if every page of every output is in a
+ * writable area and has been made writable (user_writable). The kernel
+ * lock is held from the check to the end of the call, so no other thread
+ * can unmap or protect a page in between, and no store of the call can
+ * fault.
  */
 static __noinline long run_checked(const struct trap_frame *tf, unsigned int nr)
 {
-	if (!in_one_page(tf->rdi, vsyscall_outputs[nr][0], tf->rsi, vsyscall_outputs[nr][1]) &&
-	    first_bad_pointer(tf, nr))
-		return -EFAULT;
-	return nr == VSYSCALL_GETCPU ? run_getcpu(tf) : run_gettimeofday(tf);
+	if (in_one_page(tf->rdi, vsyscall_outputs[nr][0], tf->rsi, vsyscall_outputs[nr][1]))
+		return nr == VSYSCALL_GETCPU ? run_getcpu(tf) : run_gettimeofday(tf);
+	return lockless_with_areas(checked_call, tf);
 }
 
 /*
@@ -189,17 +216,22 @@ static void warn_bad_vsyscall(const struct trap_frame *tf, const char *message)
  * A real vsyscall given a bad pointer would have faulted on its store, so
  * the caller gets that fault, as Linux makes it: SIGSEGV at the pointer,
  * and in the signal frame a user-mode write page fault (trapno 14, err
- * user|write, cr2 the pointer). The pointer is the first the page tables
- * refuse (where outputs in one page faulted, the first non-NULL one).
+ * user|write, cr2 the pointer). The pointer is the first that no writable
+ * area holds (else, a fault with no frame left, the first non-NULL one).
  * The signal takes trapno and err from a frame, so it is given a
  * copy that describes that fault. (Out of line, like every failure path,
  * so that the calls that succeed pay nothing for it.)
  */
+static long bad_pointer(const struct trap_frame *tf)
+{
+	return first_bad_pointer(tf, vsyscall_entry_nr(tf->rip), false);
+}
+
 static __noinline void force_write_fault(const struct trap_frame *tf)
 {
 	struct trap_frame as_fault = *tf;
 	unsigned int nr = vsyscall_entry_nr(tf->rip);
-	uint64_t addr = first_bad_pointer(tf, nr);
+	uint64_t addr = lockless_with_areas(bad_pointer, tf);
 
 	if (!addr)
 		addr = vsyscall_outputs[nr][0] && tf->rdi ? tf->rdi : tf->rsi;

@@ -66,6 +66,7 @@ void dump_registers(const struct trap_frame *tf);
 struct extable_entry {
 	uint64_t insn, fixup;
 };
+const struct extable_entry *search_exception_table(uint64_t rip);
 bool fixup_exception(struct trap_frame *tf);
 void kernel_fault(struct trap_frame *tf);
 
