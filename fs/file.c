@@ -1,7 +1,6 @@
-/* File objects: GRUB modules as read-only files, generated /proc files, the descriptor table. */
+/* File objects: GRUB modules as read-only files (fs/modules.c finds them), generated /proc files, the descriptor table. */
 #include <ccos/file.h>
 #include <ccos/path.h>
-#include <ccos/boot.h>
 #include <ccos/proc.h>
 #include <ccos/mm.h>
 #include <ccos/abi.h>
@@ -10,78 +9,6 @@
 #include <ccos/printk.h>
 #include <ccos/uaccess.h>
 #include <ccos/time.h>
-
-static struct module_file modules[MAX_MODULES];
-static int n_modules;
-
-void files_init(void)
-{
-	int i;
-
-	for (i = 0; i < boot_info.n_modules; i++) {
-		const struct boot_module *m = &boot_info.modules[i];
-
-		if (m->name[0] != '/') {
-			printk(KERN_WARNING "warning: module \"%s\" is not an absolute path such as /bin/init; ignored\n",
-			       m->name);
-			continue;
-		}
-		modules[n_modules++] = (struct module_file){
-			m->name, phys_to_virt(m->start), m->end - m->start,
-		};
-	}
-	bin_links_init();
-}
-
-/* The module at path, a normalized path without links. */
-const struct module_file *module_lookup(const char *path)
-{
-	int i;
-
-	for (i = 0; i < n_modules; i++)
-		if (!strcmp(modules[i].name, path))
-			return &modules[i];
-	return NULL;
-}
-
-/* A module named dir/NAME, without another slash. */
-static bool in_dir(const struct module_file *m, const char *dir)
-{
-	size_t len = strlen(dir);
-
-	return !strncmp(m->name, dir, len) && m->name[len] == '/' && !strchr(m->name + len + 1, '/');
-}
-
-const struct module_file *module_at(const char *dir, uint64_t i)
-{
-	int k;
-
-	for (k = 0; k < n_modules; k++)
-		if (in_dir(&modules[k], dir) && !i--)
-			return &modules[k];
-	return NULL;
-}
-
-uint64_t modules_in(const char *dir)
-{
-	uint64_t n = 0;
-	int k;
-
-	for (k = 0; k < n_modules; k++)
-		n += in_dir(&modules[k], dir);
-	return n;
-}
-
-uint64_t modules_pages(uint64_t *count)
-{
-	uint64_t pages = 0;
-	int k;
-
-	for (k = 0; k < n_modules; k++)
-		pages += (modules[k].size + PAGE_SIZE - 1) / PAGE_SIZE;
-	*count = n_modules;
-	return pages;
-}
 
 /* Reading a module or a generated text: bytes from the offset on. */
 static ssize_t memory_read(struct file *f, char __user *buf, size_t n)
@@ -206,7 +133,7 @@ void file_stat(struct file *f, struct stat *st)
 	st->st_mode = S_IFREG | (module ? 0555 : 0444);
 	st->st_size = f->size;
 	st->st_blocks = (f->size + 511) / 512;
-	st->st_ino = module ? (uint64_t)((const struct module_file *)f->priv - modules) + 1 :
+	st->st_ino = module ? module_ino(f->priv) :
 		     (uint32_t)path_ino(f->path);
 }
 

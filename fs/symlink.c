@@ -14,9 +14,21 @@
 /* The output of `busybox --list`, one applet a line, which the build puts on the ISO. */
 #define BUSYBOX_LINKS	"/etc/busybox.links"
 
-/* Its names that are not modules of /bin, each ending in a NUL: /bin/NAME -> busybox. */
+/*
+ * Its names that are not modules of /bin: /bin/NAME -> busybox. The
+ * names, each ending in a NUL, in bin_links; a pointer to each, in the
+ * list's order, in links[] (the i-th for getdents, in one step); and a
+ * hash table over them (FNV-1a, open addressing, at most half full) for
+ * the lookup every /bin path makes as it follows links, which walked all
+ * 270 names where a /bin file was not one of them.
+ */
+#define MAX_LINKS	512
+#define LINK_SLOTS	1024	/* a power of two, twice MAX_LINKS */
+
 static char *bin_links;
-static size_t bin_links_size;
+static const char *links[MAX_LINKS];
+static size_t nr_links;
+static uint16_t link_slots[LINK_SLOTS];	/* 1 + the index in links[]; 0: empty */
 
 void bin_links_init(void)
 {
@@ -32,35 +44,34 @@ void bin_links_init(void)
 		if (bin_links[i] == '\n')
 			bin_links[i] = 0;
 	/* Keep the names that can be links, and are not ccos's own programs (sh, cat, ...). */
-	for (name = bin_links; name < bin_links + m->size + 1; name += len + 1) {
+	for (name = bin_links; name < bin_links + m->size + 1 && nr_links < MAX_LINKS; name += len + 1) {
+		unsigned int s;
+
 		len = strlen(name);
 		if (!len || len > NAME_MAX || strchr(name, '/'))
 			continue;
 		memcpy(path + 5, name, len + 1);
 		if (module_lookup(path))
 			continue;
-		memmove(bin_links + bin_links_size, name, len + 1);
-		bin_links_size += len + 1;
+		for (s = path_ino(name) % LINK_SLOTS; link_slots[s]; s = (s + 1) % LINK_SLOTS)
+			;
+		link_slots[s] = nr_links + 1;
+		links[nr_links++] = name;
 	}
 }
 
 const char *bin_link_at(uint64_t i)
 {
-	const char *name;
-
-	for (name = bin_links; name < bin_links + bin_links_size; name += strlen(name) + 1)
-		if (!i--)
-			return name;
-	return NULL;
+	return i < nr_links ? links[i] : NULL;
 }
 
-/* One pass over the names: every lookup of a /bin path that follows links asks. */
+/* Whether /bin/name is a link: every lookup of a /bin path that follows links asks. */
 static bool is_bin_link(const char *name)
 {
-	const char *link;
+	unsigned int s = path_ino(name) % LINK_SLOTS;
 
-	for (link = bin_links; link < bin_links + bin_links_size; link += strlen(link) + 1)
-		if (!strcmp(link, name))
+	for (; link_slots[s]; s = (s + 1) % LINK_SLOTS)
+		if (!strcmp(links[link_slots[s] - 1], name))
 			return true;
 	return false;
 }

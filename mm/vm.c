@@ -190,40 +190,39 @@ int mm_unmap(struct mm *mm, uint64_t start, uint64_t len)
 	return err;
 }
 
-/* 0 if every page of [start, end) lies in an area; else -ENOMEM, as Linux. */
-static int check_range(struct mm *mm, uint64_t start, uint64_t end)
-{
-	struct vma *v;
-	uint64_t covered = start;
-
-	for_each_vma_in(v, mm, start, end) {
-		if (v->start > covered)
-			return -ENOMEM;
-		covered = v->end;
-	}
-	return covered < end ? -ENOMEM : 0;
-}
-
 /*
  * Linux: -ENOMEM unless every page of the range belongs to an area. A
  * shared frame (the vDSO) cannot become writable: every process would see
  * the write. Linux answers -EACCES for write access to what is mapped
- * read-only and shared; so does ccos.
+ * read-only and shared; so does ccos. One pass over the areas checks both,
+ * and a call that would change nothing (each area has prot already) is
+ * done there, as Linux's mprotect_fixup returns at once: no split, no
+ * entry rewritten, no shootdown.
  */
 int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 {
-	uint64_t end = start + len;
+	uint64_t end = start + len, covered = start;
+	bool shared = false, change = false;
 	struct vma *v;
-	int err = check_range(mm, start, end);
 
-	if (err)
-		return err;
-	for_each_vma_in(v, mm, start, end)
-		if (v->shared && (prot & PROT_WRITE))
-			return -EACCES;
+	for_each_vma_in(v, mm, start, end) {
+		if (v->start > covered)
+			return -ENOMEM;
+		shared |= v->shared;
+		change |= v->prot != prot;
+		covered = v->end;
+	}
+	if (covered < end)
+		return -ENOMEM;
+	if (shared && (prot & PROT_WRITE))
+		return -EACCES;
+	if (!change)
+		return 0;
 	for_each_vma_in(v, mm, start, end) {
 		uint64_t s = MAX(v->start, start), e = MIN(v->end, end);
 
+		if (v->prot == prot)
+			continue;
 		if (!(v = isolate(mm, v, s, e)))
 			return -ENOMEM;
 		v->prot = prot;

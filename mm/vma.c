@@ -26,8 +26,11 @@
  *
  * The areas are also a list in address order (prev, next), as Linux's
  * were until 6.1: a walk over a range of areas steps to the next one
- * without a new search from the root, and fork and exit visit each area
- * in one step.
+ * without a new search from the root, and fork, exit and /proc/PID/maps
+ * visit each area in one step. And the last lookup's answer is kept
+ * (mm->hint, Linux's old mmap_cache): a page fault, or an mprotect,
+ * usually wants the area the one before it found, and a walk that asks
+ * for the area after the one it has (v->end) the one after the hint.
  */
 
 static int height(const struct vma *n)
@@ -167,13 +170,22 @@ void vma_remove(struct mm *mm, struct vma *v)
 		v->prev->next = v->next;
 	if (v->next)
 		v->next->prev = v->prev;
+	if (mm->hint == v)
+		mm->hint = NULL;
 }
 
 /* The lowest area that ends above addr: the one holding addr, or the next one. */
 struct vma *vma_next(struct mm *mm, uint64_t addr)
 {
-	struct vma *t = mm->vmas, *found = NULL;
+	struct vma *t = mm->vmas, *found = NULL, *h = mm->hint;
 
+	if (h && h->end > addr && (!h->prev || h->prev->end <= addr))
+		return h;			/* the hint itself */
+	if (h && h->end <= addr && (!h->next || h->next->end > addr)) {
+		if (h->next)			/* the one after it, or none */
+			mm->hint = h->next;
+		return h->next;
+	}
 	while (t) {
 		if (t->end > addr) {
 			found = t;
@@ -182,6 +194,8 @@ struct vma *vma_next(struct mm *mm, uint64_t addr)
 			t = t->right;
 		}
 	}
+	if (found)
+		mm->hint = found;
 	return found;
 }
 

@@ -76,7 +76,11 @@ static void remove_area(struct mm *mm, struct vma *v)
 	kfree(v);
 }
 
-/* Every lookup, the list of areas and a sample of hole searches agree with the map of pages. */
+/*
+ * Every lookup (the hint's answers among them: each lookup leaves one for
+ * the next), the list of areas and a sample of hole searches agree with
+ * the map of pages.
+ */
 static void compare(struct mm *mm)
 {
 	struct vma *ended = NULL, *v, *prev;

@@ -43,6 +43,7 @@ const struct module_file *module_lookup(const char *path);
 const struct module_file *module_at(const char *dir, uint64_t i);	/* the i-th in dir, or NULL */
 uint64_t modules_in(const char *dir);
 uint64_t modules_pages(uint64_t *count);	/* the pages the modules fill; how many modules */
+uint64_t module_ino(const struct module_file *m);	/* its place among the modules, from 1 */
 void file_stat(struct file *f, struct stat *st);
 struct file *file_open_path(const char *path, int flags, long *err);
 struct file *file_get(struct file *f);

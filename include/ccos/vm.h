@@ -26,6 +26,7 @@ struct vma {
 struct mm {
 	uint64_t pml4;
 	struct vma *vmas;	/* the root of the tree of areas */
+	struct vma *hint;	/* the area the last lookup found: the next one likely wants it too */
 	size_t nr_vmas;
 	uint64_t brk_start, brk;
 	uint64_t vdso_base;
