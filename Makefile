@@ -144,10 +144,15 @@ $(BUILD)/vdso/vdso.so: $(BUILD)/vdso/vdso.so.dbg tools/vdsocheck
 	$(Q)$(PYTHON) tools/vdsocheck --readelf $(READELF) $@.tmp || { rm -f $@.tmp; exit 1; }
 	$(Q)mv $@.tmp $@
 
-# Offsets of the image's own symbols that the kernel writes (vdso_params).
-$(BUILD)/vdso/vdso-offsets.h: $(BUILD)/vdso/vdso.so.dbg
-	$(Q)$(NM) $< | awk '$$3 == "vdso_params" { print "#define VDSO_SYM_vdso_params 0x" $$1 }' > $@.tmp
-	$(Q)grep -q VDSO_SYM_vdso_params $@.tmp || { echo "vdso: no vdso_params symbol in $<"; exit 1; }
+# Offsets (and sizes) of the image's own symbols that the kernel writes at boot:
+# vdso_params, and getcpu's RDTSCP variant, which it copies over __vdso_getcpu
+# where the CPU has RDTSCP; the build checks the copy can run there.
+VDSO_SYMS := vdso_params __vdso_getcpu vdso_getcpu_rdtscp
+$(BUILD)/vdso/vdso-offsets.h: $(BUILD)/vdso/vdso.so.dbg tools/vdsocheck
+	$(Q)$(PYTHON) tools/vdsocheck --objdump $(OBJDUMP) --movable vdso_getcpu_rdtscp $<
+	$(Q)$(NM) -S $< | awk 'BEGIN { split("$(VDSO_SYMS)", want); for (i in want) w[want[i]] = 1 } \
+		NF == 4 && ($$4 in w) { print "#define VDSO_SYM_" $$4 " 0x" $$1; print "#define VDSO_SIZE_" $$4 " 0x" $$2 }' > $@.tmp
+	$(Q)for s in $(VDSO_SYMS); do grep -q "VDSO_SYM_$$s " $@.tmp || { echo "vdso: no $$s symbol in $<"; exit 1; }; done
 	$(Q)mv $@.tmp $@
 
 $(BUILD)/arch/x86/vdso/vdso.o: $(BUILD)/vdso/vdso-offsets.h

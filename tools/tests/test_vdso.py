@@ -82,6 +82,31 @@ def test_vdsocheck_refuses_a_missing_export(tmp_path):
     assert r.returncode == 1 and "does not export __vdso_getcpu" in r.stderr, r.stderr
 
 
+# Functions the kernel could not copy elsewhere in the image (vdsocheck --movable).
+NOT_MOVABLE = {
+    "rip": ("static const int table[4] = { 1, 2, 3, 4 }; "
+            "int f(int i) { return ((const volatile int *)table)[i & 3]; }", "relative to rip"),
+    "call": ("__attribute__((noinline)) int g(int i) { return i * 3; } "
+             "int f(int i) { return g(i) + 1; }", "leaves the function"),
+}
+
+
+def movable(so, name):
+    return subprocess.run([VDSOCHECK, "--movable", name, str(so)], capture_output=True, text=True)
+
+
+def test_vdsocheck_movable_accepts_the_getcpu_variant():
+    r = movable(os.path.join(harness.BUILD, "vdso", "vdso.so.dbg"), "vdso_getcpu_rdtscp")
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("name", sorted(NOT_MOVABLE))
+def test_vdsocheck_movable_refuses(tmp_path, name):
+    extra, message = NOT_MOVABLE[name]
+    r = movable(build_so(tmp_path, extra), "f")
+    assert r.returncode == 1 and message in r.stderr, r.stderr
+
+
 @pytest.mark.skipif(platform.system() != "Linux" or platform.machine() != "x86_64",
                     reason="vdsotest.elf is a Linux x86-64 program")
 def test_vdsotest_on_the_linux_host():

@@ -11,6 +11,8 @@
 #include <ccos/lib.h>
 #include <ccos/printk.h>
 #include <ccos/aslr.h>
+#include <asm/vvar.h>
+#include <asm/vgetcpu.h>
 #include "vdso-offsets.h"	/* generated from the image's symbols by the build */
 
 /*
@@ -42,7 +44,25 @@ static size_t image_size(void)
 }
 
 /*
- * Check the image, and write what clock_getres answers into it, at boot
+ * getcpu's instruction, chosen once (arch/x86/vdso/vgetcpu.c): the image's
+ * __vdso_getcpu uses LSL; where the CPU has RDTSCP (vsyscall_init chose,
+ * vvar's vgetcpu_mode), the RDTSCP variant is copied over it, before any
+ * process maps the image and before it turns read-only. The variant is
+ * no longer (checked here at build time) and runs anywhere (checked by
+ * tools/vdsocheck --movable when vdso-offsets.h is made).
+ */
+BUILD_BUG_ON(VDSO_SIZE_vdso_getcpu_rdtscp > VDSO_SIZE___vdso_getcpu);
+
+static void choose_getcpu(void)
+{
+	if (vvar.vgetcpu_mode == VGETCPU_RDTSCP)
+		memcpy(vdso_image_start + VDSO_SYM___vdso_getcpu,
+		       vdso_image_start + VDSO_SYM_vdso_getcpu_rdtscp, VDSO_SIZE_vdso_getcpu_rdtscp);
+}
+
+/*
+ * Check the image, choose getcpu's instruction, and write what
+ * clock_getres answers into it, at boot
  * after time_init and before mark_ro_after_init. The values come from
  * do_clock_getres, so the vDSO and the system call agree by construction;
  * the clocksource does not change after boot.
@@ -60,6 +80,7 @@ void vdso_init(void)
 	    params->magic != VDSO_PARAMS_MAGIC)
 		panic("vdso: no vdso_params at offset 0x%lx of the image; vdso-offsets.h is stale: make clean",
 		      (uint64_t)VDSO_SYM_vdso_params);
+	choose_getcpu();
 	do_clock_getres(CLOCK_MONOTONIC, &fine);
 	do_clock_getres(CLOCK_MONOTONIC_COARSE, &coarse);
 	params->hres_ns = fine.tv_sec * NSEC_PER_SEC + fine.tv_nsec;
