@@ -66,7 +66,55 @@ static int test_enosys(void)
 {
 	return expect(syscall0(1000), -ENOSYS, "syscall 1000") &&
 	       expect(syscall0(100000), -ENOSYS, "syscall 100000") &&
-	       expect(syscall0(-1), -ENOSYS, "syscall -1");
+	       expect(syscall0(-1), -ENOSYS, "syscall -1") &&
+	       expect(syscall0(511), -ENOSYS, "syscall 511");
+}
+
+/* How often CPU cpu took the kernel lock, from /proc/smpstat (ccos's own), or -1. */
+static long kernel_lock_taken(unsigned int cpu)
+{
+	char buf[2048], line[32], *p;
+	long n = 0;
+
+	if (slurp("/proc/smpstat", buf, sizeof(buf)) <= 0)
+		return -1;
+	snprintf(line, sizeof(line), "cpu%u kernel_lock ", cpu);
+	for (p = buf; strncmp(p, line, strlen(line)); p++)
+		if (!(p = strchr(p, '\n')))
+			return -1;
+	for (p += strlen(line); *p >= '0' && *p <= '9'; p++)
+		n = n * 10 + *p - '0';
+	return n;
+}
+
+/*
+ * An unknown number is answered before the kernel lock, as the calls
+ * that need none (docs/smp.md): 2,000 of them, pinned to one CPU, take
+ * it a few times at most (the reads of /proc/smpstat, a tick's
+ * reschedule), not 2,000.
+ */
+static int test_enosys_without_lock(void)
+{
+	unsigned int cpu = 0;
+	unsigned long mask;
+	long before, after, i;
+
+	if (!on_ccos())
+		return skip("/proc/smpstat is ccos's own");
+	getcpu(&cpu, NULL, NULL);
+	mask = 1ul << cpu;
+	if (sched_setaffinity(0, sizeof(mask), &mask))
+		return ktap_fail("sched_setaffinity failed");
+	before = kernel_lock_taken(cpu);
+	for (i = 0; i < 1000; i++) {
+		syscall0(511);
+		syscall0(1000);
+	}
+	after = kernel_lock_taken(cpu);
+	ktap_diag("the kernel lock taken %ld times during 2,000 unknown calls", after - before);
+	if (before < 0 || after < 0)
+		return ktap_fail("no cpu%u line in /proc/smpstat", cpu);
+	return after - before < 200 ? 1 : ktap_fail("the kernel lock was taken %ld times", after - before);
 }
 
 /* ---- system information and per-process state ---- */
@@ -261,6 +309,7 @@ static const struct test tests[] = {
 	{ "initial_stack_and_auxv", test_initial_stack },
 	{ "bad_pointer_efault", test_efault },
 	{ "unknown_syscall_enosys", test_enosys },
+	{ "unknown_syscall_takes_no_lock", test_enosys_without_lock },
 	{ "uname", test_uname },
 	{ "arch_prctl_fs", test_arch_prctl },
 	{ "set_tid_address", test_set_tid_address },

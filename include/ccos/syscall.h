@@ -15,6 +15,8 @@ typedef long (*syscall_fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uin
 #define NR_SYSCALLS	512	/* room for every Linux x86-64 number (the last is under 470) */
 extern const syscall_fn syscall_table[NR_SYSCALLS];
 extern const bool syscall_lockless[NR_SYSCALLS], syscall_lockless_none[NR_SYSCALLS];
+long sys_ni_syscall(void);	/* every number with no call: -ENOSYS */
+#define SYS_NI	((syscall_fn)(void (*)(void))sys_ni_syscall)
 
 /* arch/x86/entry/common.c: the entry layer */
 struct trap_frame;

@@ -108,9 +108,16 @@ static __noinline void syscall_locked(struct trap_frame *tf, uint64_t nr)
 void syscall_dispatch(struct trap_frame *tf)
 {
 	uint64_t nr = tf->rax;
+	struct process *p = current();
 
-	if (nr < NR_SYSCALLS && current()->lockless_syscalls[nr]) {
+	if (nr < NR_SYSCALLS && p->lockless_syscalls[nr]) {
 		tf->rax = syscall_table[nr](tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9);
+		return_to_user(tf);
+		return;
+	}
+	/* A number with no call: nothing to lock (strict seccomp is killed the locked way). */
+	if ((nr >= NR_SYSCALLS || syscall_table[nr] == SYS_NI) && !p->seccomp_mode) {
+		tf->rax = -ENOSYS;
 		return_to_user(tf);
 		return;
 	}

@@ -16,7 +16,7 @@
  */
 #define ENTRY(nr, fn)	[nr] = (syscall_fn)(void (*)(void))fn
 
-static long sys_ni_syscall(void)
+long sys_ni_syscall(void)
 {
 	return -ENOSYS;
 }
