@@ -15,6 +15,7 @@
 #include <ccos/mm.h>
 #include <ccos/abi.h>
 
+/* LAB emulate: BEGIN */
 /* The bytes each call may write through rdi and rsi (0: not a pointer). */
 static const size_t vsyscall_outputs[VSYSCALL_NR_ENTRIES][2] = {
 	[VSYSCALL_GETTIMEOFDAY] = { sizeof(struct timeval), sizeof(struct timezone) },
@@ -239,6 +240,51 @@ static __noinline void force_write_fault(const struct trap_frame *tf)
 	as_fault.error_code = PF_USER | PF_WRITE;
 	lockless_force_sig_fault(SIGSEGV, SEGV_MAPERR, addr, &as_fault);
 }
+/* LAB emulate: STUB
+// The helpers emulate_vsyscall needs, each a function of its own
+// (docs/labs/03-emulate.md, "What to write"; docs/vsyscall.md gives
+// each rule and why). Declare them here and write them:
+//
+// static const size_t vsyscall_outputs[VSYSCALL_NR_ENTRIES][2];
+//	The bytes each call may write through rdi and rsi (0: not a
+//	pointer): gettimeofday a struct timeval and a struct timezone,
+//	time an int64_t, getcpu two unsigned ints.
+//
+// static bool user_writable(uint64_t addr, size_t n);
+//	Can user mode write the n bytes at addr? access_ok, then each page
+//	of the range present, user and writable in the process's page
+//	tables (walk_pte on current()->mm->pml4; PTE_U, PTE_W).
+//
+// static uint64_t first_bad_pointer(const struct trap_frame *tf, unsigned int nr);
+//	The first non-NULL output pointer of call nr (rdi, then rsi) that
+//	user mode could not write its bytes through, or 0.
+//
+// static long vsys_gettimeofday(const struct trap_frame *tf);
+// static long vsys_time(const struct trap_frame *tf);
+// static long vsys_getcpu(const struct trap_frame *tf);
+//	Each runs its system call on rdi and rsi (sys_gettimeofday,
+//	sys_time, sys_getcpu with a NULL tcache) all or nothing: when its
+//	outputs may not lie in one page, -EFAULT before any store if
+//	first_bad_pointer finds one. Outputs in one page need no walk:
+//	their first store faults or none does.
+//
+// static long (*const vsyscall_calls[VSYSCALL_NR_ENTRIES])(const struct trap_frame *tf);
+//	The three, indexed by vsyscall_entry_nr.
+//
+// static bool warn_ratelimit(void);
+// static void warn_bad_vsyscall(const struct trap_frame *tf, const char *message);
+//	At most a burst of 10 warnings in 5 s (jiffies, HZ); the count of
+//	the ones left out is printed when the next window opens. Under a
+//	spinlock (DEFINE_SPINLOCK): the emulation runs on any CPU without
+//	the kernel lock. The line, KERN_WARNING, as Linux prints it:
+//	COMM[PID] MESSAGE ip:%lx sp:%lx ax:%lx si:%lx di:%lx.
+//
+// static void force_write_fault(const struct trap_frame *tf);
+//	A bad output pointer: the fault a real store would have taken.
+//	SIGSEGV, SEGV_MAPERR at the first bad pointer, sent with
+//	lockless_force_sig_fault on a copy of tf that says vector X86_PF,
+//	error code PF_USER | PF_WRITE.
+   LAB emulate: END */
 
 /*
  * A call into the vsyscall page, in emulate mode (int $0xcc at an entry,
@@ -308,6 +354,21 @@ sigsegv:
 		lockless_force_sig_fault(SIGSEGV, SI_KERNEL, 0, tf);
 	}
 	/* LAB emulate: STUB
+	// In the contract's order (docs/labs/03-emulate.md, "Steps"):
+	// 1. Only user mode calls the page: a kernel trap here is a bug.
+	// 2. Where the call entered the page (vector 0xcc or X86_PF?), and
+	//    is that exactly an entry? If not: warn, refuse.
+	// 3. The return address the caller's call pushed; unreadable: warn,
+	//    refuse.
+	// 4. Strict seccomp: the process is killed (SIGKILL).
+	// 5. The call, all or nothing; a bad output pointer: warn, and the
+	//    write fault the real store would have taken.
+	// 6. rax = the result; the ret.
+	// A refusal leaves rip at the entry and reports the trap as the
+	// fault it was: after int $0xcc a SIGSEGV as for a #GP (SI_KERNEL),
+	// after xonly's fetch fault the page fault, as mm/fault.c reports
+	// any user fault on a kernel address (SEGV_MAPERR at the address,
+	// PF_PROT in the error code).
 	lab_todo("03-emulate");
 	lockless_force_sig_fault(SIGSEGV, SI_KERNEL, 0, tf);
 	   LAB emulate: END */
@@ -350,7 +411,24 @@ bool vsyscall_fault(struct trap_frame *tf, uint64_t addr)
 	emulate_vsyscall(tf);
 	return true;
 	/* LAB xonly: STUB
+	// Steps (docs/labs/04-xonly.md): which faults in the page are calls?
+	// 1. The modes that map the page: an ordinary fault, not yours.
+	// 2. A write is never a call.
+	// 3. A read is not either: warn "vsyscall read attempt denied".
+	// 4. A fetch that did not begin at addr: not a call.
+	// 5. vsyscall=none: warn "vsyscall attempted with vsyscall=none".
+	// 6. The rest: emulate_vsyscall.
+	// Every refusal returns false: mm/fault.c then reports the fault as
+	// it was (SIGSEGV, SEGV_MAPERR at addr).
+	//
+	// Until you write it, in xonly every user fault in the page is taken
+	// for a call, so that lab 3's emulate_vsyscall can be graded on the
+	// fetch fault's frame: a read is refused there as an illegal call.
 	lab_todo("04-xonly");
-	return false;
+	(void)addr;
+	if (boot_options.vsyscall != VSYSCALL_XONLY)
+		return false;
+	emulate_vsyscall(tf);
+	return true;
 	   LAB xonly: END */
 }

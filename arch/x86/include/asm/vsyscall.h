@@ -29,14 +29,26 @@ static inline bool in_vsyscall_page(uint64_t addr)
 /* Exactly one of the three entry addresses. */
 static inline bool is_vsyscall_entry(uint64_t addr)
 {
+	/* LAB emulate: BEGIN */
 	uint64_t off = addr - VSYSCALL_ADDR;
 
 	return off < VSYSCALL_NR_ENTRIES * VSYSCALL_ENTRY_SIZE && off % VSYSCALL_ENTRY_SIZE == 0;
+	/* LAB emulate: STUB
+	// +0x000, +0x400 or +0x800 from VSYSCALL_ADDR, and no other address.
+	(void)addr;
+	return false;
+	   LAB emulate: END */
 }
 
+/* The entry's index in the table: VSYSCALL_GETTIMEOFDAY, _TIME or _GETCPU. */
 static inline unsigned long vsyscall_entry_nr(uint64_t addr)
 {
+	/* LAB emulate: BEGIN */
 	return (addr - VSYSCALL_ADDR) / VSYSCALL_ENTRY_SIZE;
+	/* LAB emulate: STUB
+	(void)addr;
+	return 0;
+	   LAB emulate: END */
 }
 
 /* arch/x86/vsyscall/pages.asm: the page's two possible contents. */
@@ -56,14 +68,22 @@ void emulate_vsyscall(struct trap_frame *tf);	/* vector 0xcc, and xonly's fetch 
 bool vsyscall_fault(struct trap_frame *tf, uint64_t addr);	/* a user #PF in the page */
 
 /*
- * A call in xonly mode, the entry's first test: a user-mode instruction
- * fetch (error code U and I/D, not P: SDM Vol. 3 §4.7) from the absent
- * page, at the very address the instruction began.
+ * A call in xonly mode, the page-fault entry's first test: a user-mode
+ * instruction fetch (error code U and I/D, not P: SDM Vol. 3 §4.7) from
+ * the absent page, at the very address the instruction began.
  */
 static inline bool is_xonly_call(const struct trap_frame *tf, uint64_t addr)
 {
+	/* LAB xonly: BEGIN */
 	return in_vsyscall_page(addr) && tf->error_code == (PF_USER | PF_INSTR) &&
 	       addr == tf->rip && boot_options.vsyscall == VSYSCALL_XONLY;
+	/* LAB xonly: STUB
+	// Four tests, the cheapest first (every page fault of every mode
+	// asks): the page, the error code (user, fetch, not present), the
+	// instruction began at addr, the mode.
+	(void)tf, (void)addr;
+	return false;
+	   LAB xonly: END */
 }
 
 #endif
