@@ -97,12 +97,13 @@ static int test_mode_detected(void)
  * markers, so that the host harness can check their format (COMM[PID]
  * MESSAGE ip:.. sp:.. ax:.. si:.. di:..) before the burst below fills the
  * rate limit: emulated modes, a bad pointer and a bad stack; xonly and
- * none, a read of the page; none, a call.
+ * none, a read of the page; none, a call; xonly, a fetch at an offset
+ * that is no entry (the illegal call's warning, ip there).
  */
 static int test_warning_formats(void)
 {
 	struct timeval tv;
-	struct probe p[3] = { { 0 } };
+	struct probe p[4] = { { 0 } };
 
 	printf("# warnings: begin\n");
 	if (emulated()) {
@@ -113,11 +114,16 @@ static int test_warning_formats(void)
 		p[2] = probe((unsigned long)probe_load, VSYS_TIME, 0, 0);
 	if (mode == NONE)
 		p[0] = probe(VSYS_GETTIMEOFDAY, (long)&tv, 0, 0);
+	if (mode == XONLY)
+		p[3] = probe(VSYS_NON_ENTRY, (long)&tv, 0, 0);
 	printf("# warnings: end\n");
 	if (emulated() && (p[0].sig != SIGSEGV || p[1].sig != SIGSEGV))
 		return ktap_fail("a bad pointer or stack did not give SIGSEGV");
 	if (mode == NONE && (p[0].sig != SIGSEGV || p[2].sig != SIGSEGV))
 		return ktap_fail("calling or reading the absent page did not give SIGSEGV");
+	if (mode == XONLY && (p[3].sig != SIGSEGV || p[2].sig != SIGSEGV))
+		return ktap_fail("a fetch at +0x%x or a read of the page did not give SIGSEGV",
+				 (unsigned int)(VSYS_NON_ENTRY - VSYSCALL_ADDR));
 	return 1;
 }
 

@@ -78,6 +78,15 @@ def test_hung_boot_credits_what_it_printed(tmp_path):
     assert r.report.count("hung") <= 1 + len(lost), "a hang reported for every check:\n" + r.report
 
 
+def test_vsyscall_labs_boot_every_mode_their_code_runs_in():
+    """Labs 3 and 4 boot each vsyscall mode their code runs in, with vsyscalltest alone, so
+    that no other program of the boot (the attack) can hang it before its results are out."""
+    for name, modes in (("emulate", {"emulate", "xonly", "native"}), ("xonly", {"xonly", "none", "emulate"})):
+        boots = [catalog.BOOTS[k] for k in catalog.find(name).boots]
+        assert {b.mode for b in boots} == modes, name
+        assert all(b.cmdline.split("--")[1].split() == ["/bin/vsyscalltest"] for b in boots), name
+
+
 def test_catalog_refuses_unknown_needs():
     c = checks.ktap(5, "x", "emulate", "x", needs=["later"])
     with pytest.raises(ValueError, match="needs later"):

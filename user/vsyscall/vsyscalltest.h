@@ -7,6 +7,7 @@
 
 #define HPET_ADDR		0xffffffffff5fe000UL	/* main counter at 0xf0 */
 #define KERNEL_TEXT		0xffffffff80100000UL
+#define VSYS_NON_ENTRY		(VSYSCALL_ADDR + 0x100)	/* no entry: an illegal call */
 
 #define VGETCPU_RDTSCP		1
 #define PERCPU_SEL		0x7b
