@@ -250,12 +250,16 @@ static __noinline void force_write_fault(const struct trap_frame *tf)
 //	pointer): gettimeofday a struct timeval and a struct timezone,
 //	time an int64_t, getcpu two unsigned ints.
 //
-// static bool user_writable(uint64_t addr, size_t n);
+// static bool user_writable(uint64_t addr, size_t n, bool resolve);
 //	Can user mode write the n bytes at addr? access_ok, then each page
-//	of the range present, user and writable in the process's page
-//	tables (walk_pte on current()->mm->pml4; PTE_U, PTE_W).
+//	of the range in an area that allows writing (mm_find_vma,
+//	PROT_WRITE): the areas say it, not the page tables, where a page
+//	fork shares is read-only until written and an untouched one is
+//	absent. With resolve, each page is also made ready as a user write
+//	would make it (handle_mm_fault with PF_WRITE). Inside the kernel
+//	lock, which the areas need.
 //
-// static uint64_t first_bad_pointer(const struct trap_frame *tf, unsigned int nr);
+// static uint64_t first_bad_pointer(const struct trap_frame *tf, unsigned int nr, bool resolve);
 //	The first non-NULL output pointer of call nr (rdi, then rsi) that
 //	user mode could not write its bytes through, or 0.
 //
@@ -263,10 +267,13 @@ static __noinline void force_write_fault(const struct trap_frame *tf)
 // static long vsys_time(const struct trap_frame *tf);
 // static long vsys_getcpu(const struct trap_frame *tf);
 //	Each runs its system call on rdi and rsi (sys_gettimeofday,
-//	sys_time, sys_getcpu with a NULL tcache) all or nothing: when its
-//	outputs may not lie in one page, -EFAULT before any store if
-//	first_bad_pointer finds one. Outputs in one page need no walk:
-//	their first store faults or none does.
+//	sys_time, sys_getcpu with a NULL tcache) all or nothing. Outputs
+//	in one page need nothing more: their first store decides (it
+//	succeeds, or faults before writing and the fault handler makes
+//	the page ready or the call gets -EFAULT). Outputs that may not lie
+//	in one page: every page of each made ready before the call, and
+//	the call run, inside the kernel lock (lockless_with_areas, which
+//	runs a function given tf inside it); -EFAULT if one cannot be.
 //
 // static long (*const vsyscall_calls[VSYSCALL_NR_ENTRIES])(const struct trap_frame *tf);
 //	The three, indexed by vsyscall_entry_nr.
@@ -281,9 +288,9 @@ static __noinline void force_write_fault(const struct trap_frame *tf)
 //
 // static void force_write_fault(const struct trap_frame *tf);
 //	A bad output pointer: the fault a real store would have taken.
-//	SIGSEGV, SEGV_MAPERR at the first bad pointer, sent with
-//	lockless_force_sig_fault on a copy of tf that says vector X86_PF,
-//	error code PF_USER | PF_WRITE.
+//	SIGSEGV, SEGV_MAPERR at the first bad pointer (found inside the
+//	kernel lock), sent with lockless_force_sig_fault on a copy of tf
+//	that says vector X86_PF, error code PF_USER | PF_WRITE.
    LAB emulate: END */
 
 /*
