@@ -234,6 +234,10 @@ static int test_hpet_not_executable(void)
 /* ---- the list, then the programs to run after it ---- */
 
 static const struct test checks[] = {
+	{ "syscall_reaches_its_call", test_syscall_reaches_its_call },
+	{ "syscall_enosys_without_a_call", test_syscall_enosys },
+	{ "syscall_six_arguments", test_syscall_six_args },
+	{ "syscall_registers_as_the_abi_says", test_syscall_registers },
 	{ "fixmap_vvar_readable_jiffies_advance", test_vvar_readable },
 	{ "fixmap_vvar_not_writable", test_vvar_not_writable },
 	{ "fixmap_vvar_not_executable", test_vvar_not_executable },

@@ -2,6 +2,7 @@
 #include <ccos/proc.h>
 #include <asm/x86.h>
 #include <ccos/printk.h>
+#include <ccos/lab.h>
 
 uint8_t fpu_initial_state[512] __aligned(16);
 
@@ -13,6 +14,7 @@ extern void syscall32_entry(void);
 
 void syscall_init(void)
 {
+	/* LAB syscall: BEGIN */
 	/* STAR[47:32]: kernel CS (SS = +8); STAR[63:48]: base of the user
 	 * selectors, SYSRET takes CS = base + 16 and SS = base + 8. */
 	wrmsr(MSR_STAR, (uint64_t)USER32_CS << 48 | (uint64_t)KERNEL_CS << 32);
@@ -31,6 +33,17 @@ void syscall_init(void)
 	 */
 	wrmsr(MSR_FMASK, RFLAGS_IF | RFLAGS_TF | RFLAGS_AC | RFLAGS_DF | RFLAGS_NT);
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
+	/* LAB syscall: STUB
+	// SYSCALL (SDM Vol. 2B) finds everything in MSRs (asm/x86.h names them):
+	// 1. STAR: the kernel's CS at bits 47:32 (SS is CS + 8), and at 63:48
+	//    the base SYSRET adds to: CS = base + 16, SS = base + 8 (asm/trap.h).
+	// 2. LSTAR: where a 64-bit SYSCALL lands: syscall_entry.
+	// 3. CSTAR: where a 32-bit one lands: syscall32_entry.
+	// 4. FMASK: the RFLAGS bits SYSCALL clears: which may the kernel not
+	//    start with (interrupts, single-step, direction, AC, NT)?
+	// 5. EFER.SCE, without which SYSCALL is #UD.
+	lab_todo("00-syscall");
+	   LAB syscall: END */
 }
 
 /*

@@ -109,7 +109,19 @@ HPET_READ = "fixmap_hpet_readable_counter_advances"
 GATE_OPEN = "gate_0xcc_open_to_ring3"
 SERVED = "vdso_served_in_user_mode"
 
+SYSCALL_OK = "syscall_reaches_its_call"
+
 LABS = [
+    Lab(0, "syscall", "a system call: from ring 3 to the table and back", (
+        ktap(35, "each number runs its call; the result comes back in rax", "emulate", SYSCALL_OK),
+        ktap(20, "-ENOSYS past the table, for its holes, negative and huge numbers", "emulate",
+             "syscall_enosys_without_a_call", needs=[SYSCALL_OK]),
+        ktap(20, "six arguments arrive intact (r10 the fourth)", "emulate", "syscall_six_arguments",
+             needs=[SYSCALL_OK]),
+        ktap(20, "rcx and r11 as SYSCALL leaves them, every other register kept", "emulate",
+             "syscall_registers_as_the_abi_says", needs=[SYSCALL_OK]),
+        answers(5),
+    )),
     Lab(1, "fixmap", "the fixmap: the vvar page and the HPET page", (
         page(20, "vvar page: user, read-only, no-execute", "emulate", VVAR, "vvar_page_flags",
              user=True, rw=False, nx=True),

@@ -30,6 +30,12 @@ _Static_assert(__builtin_offsetof(struct gtod, sys_tz) == 80, "gtod layout");
 int readable(unsigned long addr);
 int vvar_missing(void);
 
+/* syscall.c: lab 0 */
+int test_syscall_reaches_its_call(void);
+int test_syscall_enosys(void);
+int test_syscall_six_args(void);
+int test_syscall_registers(void);
+
 /* clock.c: labs 5 and 6 */
 int test_clock_is_tsc(void);
 int test_tsc_rate(void);

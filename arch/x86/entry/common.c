@@ -9,6 +9,7 @@
 #include <asm/vsyscall.h>
 #include <asm/x86.h>
 #include <ccos/vm.h>
+#include <ccos/lab.h>
 
 /*
  * The one rule of the kernel lock (docs/smp.md): kernel code runs inside
@@ -81,13 +82,21 @@ static void unlock_to_user(struct trap_frame *tf)
 	unlock_kernel();
 }
 
+/* LAB syscall: BEGIN */
 /* Seccomp strict mode (Linux's SECCOMP_MODE_STRICT): these four only. */
 static bool seccomp_allows(uint64_t nr)
 {
 	return nr == __NR_read || nr == __NR_write || nr == __NR_exit || nr == __NR_rt_sigreturn;
 }
 
-/* Every call but the lockless ones (out of line: those pay nothing for it). */
+/*
+ * Every call but the lockless ones (out of line: those pay nothing for
+ * it). A number past the table is -ENOSYS, as on Linux: every number in
+ * it has an entry (sys_ni_syscall for the holes), so a bounds check is
+ * all the dispatch needs. The six arguments are the registers that the
+ * entry saved: rdi rsi rdx r10 r8 r9, r10 where a C call has rcx, which
+ * SYSCALL overwrote with the return address.
+ */
 static __noinline void syscall_locked(struct trap_frame *tf, uint64_t nr)
 {
 	lock_kernel();
@@ -105,7 +114,11 @@ static __noinline void syscall_locked(struct trap_frame *tf, uint64_t nr)
 	unlock_to_user(tf);
 }
 
-/* From arch/x86/entry/syscall_entry.asm: the call in rax, on the frame the entry pushed. */
+/*
+ * From arch/x86/entry/syscall_entry.asm: the call in rax, on the frame the
+ * entry pushed; the result goes back in the frame's rax, which the way out
+ * restores. The number is unsigned: a negative one is past the table too.
+ */
 void syscall_dispatch(struct trap_frame *tf)
 {
 	uint64_t nr = tf->rax;
@@ -124,6 +137,27 @@ void syscall_dispatch(struct trap_frame *tf)
 	}
 	syscall_locked(tf, nr);
 }
+/* LAB syscall: STUB
+// From arch/x86/entry/syscall_entry.asm: the call's number in tf->rax, its
+// six arguments in the registers the entry saved in *tf.
+void syscall_dispatch(struct trap_frame *tf)
+{
+	// 1. The number: past the table (NR_SYSCALLS entries, holes filled
+	//    with sys_ni_syscall) it is -ENOSYS, as on Linux; a negative
+	//    number is past it too.
+	// 2. A lockless call (current()->lockless_syscalls[nr]) runs at once,
+	//    then return_to_user(tf).
+	// 3. Any other: lock_kernel(); a strict-seccomp process
+	//    (current()->seccomp_mode) may make only read, write, exit and
+	//    rt_sigreturn, any other kills it (proc_exit(SIGKILL)).
+	// 4. Call syscall_table[nr] with the six argument registers of the
+	//    x86-64 system call ABI, in order; the result goes in tf->rax.
+	// 5. -ERESTARTSYS: exit_work(tf), which restarts or makes it -EINTR.
+	// 6. unlock_to_user(tf).
+	lab_todo("00-syscall");
+	lockless_exit(SIGSYS);	// until then every system call kills its caller
+}
+   LAB syscall: END */
 
 /* A new process's first return to user mode: it holds the scheduler's lock (proc_alloc). */
 void ret_from_fork(void)
