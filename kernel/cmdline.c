@@ -35,6 +35,7 @@ static const struct option options[] = {
 	{ "init", OPT_PATH, FIELD(init), NULL, "an absolute path such as /bin/init" },
 	{ "ktest", OPT_FLAG, FIELD(ktest), NULL, "no value" },
 	{ "ptdump", OPT_FLAG, FIELD(ptdump), NULL, "no value" },
+	{ "idtdump", OPT_FLAG, FIELD(idtdump), NULL, "no value" },
 	{ "quiet", OPT_FLAG, FIELD(quiet), NULL, "no value" },
 	{ "norandmaps", OPT_FLAG, FIELD(norandmaps), NULL, "no value" },
 	{ "lockdebug", OPT_FLAG, FIELD(lockdebug), NULL, "no value" },

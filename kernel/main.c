@@ -85,6 +85,8 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 
 	if (boot_options.ptdump)
 		ptdump(kernel_pml4);
+	if (boot_options.idtdump)
+		idt_dump();
 	if (boot_options.ktest)
 		ktest_run_all();
 

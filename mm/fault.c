@@ -131,5 +131,5 @@ static void page_fault(struct trap_frame *tf)
 
 void page_fault_init(void)
 {
-	idt_set_handler(X86_PF, page_fault, 0);
+	idt_set_handler(X86_PF, page_fault);
 }

@@ -88,7 +88,7 @@ bool lapic_timer_init(uint64_t *count, uint64_t *hz)
 	tick_count = rate / HZ;
 	*count = tick_count;
 	*hz = rate;
-	idt_set_handler(LAPIC_TIMER_VECTOR, lapic_timer_interrupt, 0);
+	idt_set_handler(LAPIC_TIMER_VECTOR, lapic_timer_interrupt);
 	return true;
 }
 

@@ -95,7 +95,7 @@ static void unhandled_irq(struct trap_frame *tf)
 /* The handler is the vector's own: the entry layer calls it inside the kernel lock. */
 void irq_set_handler(int irq, trap_handler_t handler)
 {
-	idt_set_handler(IRQ_BASE + irq, handler, 0);
+	idt_set_handler(IRQ_BASE + irq, handler);
 	if (ioapic_in_use)
 		ioapic_route(irq, IRQ_BASE + irq);
 	else
@@ -130,6 +130,6 @@ void pic_init(void)
 	irq_mask = 0xffff;
 	pic_write_mask();
 	for (irq = 0; irq < 16; irq++)
-		idt_set_handler(IRQ_BASE + irq, unhandled_irq, 0);
+		idt_set_handler(IRQ_BASE + irq, unhandled_irq);
 	ioapic_init();		/* if it takes over, the 8259 stays masked */
 }

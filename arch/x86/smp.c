@@ -181,7 +181,7 @@ void smp_init(void)
 	cpus[0].online = true;
 	cpus[0].pml4 = kernel_pml4;
 	getcpu_self_check(&cpus[0]);
-	idt_set_handler(RESCHEDULE_VECTOR, reschedule_interrupt, 0);
+	idt_set_handler(RESCHEDULE_VECTOR, reschedule_interrupt);
 	tlb_init();
 	if (!lapic_ready)
 		goto out;

@@ -103,5 +103,5 @@ void kernel_stacks_init(void)
 				panic("stacks: the guard page of the %s stack of CPU %d at %p is not mapped",
 				      kernel_stacks[cpu][i].name, cpu, kernel_stacks[cpu][i].guard);
 	}
-	idt_set_handler(X86_DF, double_fault, 0);
+	idt_set_handler(X86_DF, double_fault);
 }

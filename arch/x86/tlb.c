@@ -89,5 +89,5 @@ void tlb_shootdown(uint64_t pml4, uint64_t start, uint64_t end)
 
 void tlb_init(void)
 {
-	idt_set_handler(TLB_VECTOR, tlb_interrupt, 0);
+	idt_set_handler(TLB_VECTOR, tlb_interrupt);
 }

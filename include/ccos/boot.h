@@ -46,7 +46,7 @@ enum clocksource_id { CLOCK_DEFAULT, CLOCK_TSC, CLOCK_HPET, CLOCK_JIFFIES };
 struct boot_options {
 	enum vsyscall_mode vsyscall;
 	enum clocksource_id clocksource;
-	bool ktest, ptdump, quiet, norandmaps, lockdebug;
+	bool ktest, ptdump, idtdump, quiet, norandmaps, lockdebug;
 	char init[64];
 	int init_argc;			/* the words after `--` */
 	char *init_argv[MAX_INIT_ARGS];

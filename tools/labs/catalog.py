@@ -9,7 +9,7 @@ them so.
 """
 import dataclasses
 
-from checks import answers, count_between, ktap, line, page, only_fixmap_user
+from checks import answers, count_between, gate, ktap, line, page, only_fixmap_user
 
 
 @dataclasses.dataclass(frozen=True)
@@ -19,6 +19,8 @@ class BootSpec:
     cmdline: str
     modules: tuple = ()     # paths in the tree's build/, each added as /bin/NAME
 
+
+MODES = ("native", "emulate", "xonly", "none")
 
 BOOTS = {
     # The fixmap's pages, int $0xcc from ring 3, and the vsyscall page emulated.
@@ -37,6 +39,8 @@ BOOTS = {
                        ("vsyscall_native.bin",)),
     # No user-readable counter: the vDSO must fall back to the system call.
     "jiffies": BootSpec("emulate", "clocksource=jiffies -- /bin/labcheck"),
+    # Labs 1 and 2 in every vsyscall mode: the page tables and the IDT as the CPU reads them.
+    **{"dump-" + m: BootSpec(m, "ptdump idtdump -- /bin/labcheck") for m in MODES},
 }
 
 VVAR = 0xffffffffff5ff000
@@ -106,7 +110,7 @@ def bad_input_kills(boot, points=(5, 5, 10)):
 
 VVAR_READ = "fixmap_vvar_readable_jiffies_advance"
 HPET_READ = "fixmap_hpet_readable_counter_advances"
-GATE_OPEN = "gate_0xcc_open_to_ring3"
+GATE_0XCC = "idt_0xcc_present_dpl3"
 SERVED = "vdso_served_in_user_mode"
 
 SYSCALL_OK = "syscall_reaches_its_call"
@@ -142,13 +146,21 @@ LABS = [
         answers(5),
     )),
     Lab(2, "gate", "the 0xcc gate: int $0xcc from ring 3", (
-        ktap(30, "int $0xcc from ring 3 is not a #GP (the gate's DPL is 3)", "emulate", GATE_OPEN),
-        ktap(30, "int $0xcc arrives as vector 0xcc, error code 0, and kills with SIGSEGV", "emulate",
-             "gate_0xcc_reaches_its_handler"),
-        ktap(20, "int $0xcd from ring 3 is still a #GP", "emulate", "gate_0xcd_still_closed",
-             needs=[GATE_OPEN]),
-        ktap(15, "int3 from ring 3 is still SIGTRAP", "emulate", "gate_int3_still_sigtrap",
-             needs=[GATE_OPEN]),
+        gate(10, "vector 0xcc: a present gate of DPL 3 into its own stub, kernel code", "dump-emulate",
+             [0xcc], GATE_0XCC, present=True, dpl=3, selector=0x10, own_stub=True),
+        gate(10, "vector 0xcc: an interrupt gate, not a trap gate", "dump-emulate", [0xcc],
+             "idt_0xcc_interrupt_gate", needs=[GATE_0XCC], type=0xe),
+        gate(10, "vector 0xcc: no IST stack", "dump-emulate", [0xcc], "idt_0xcc_no_ist",
+             needs=[GATE_0XCC], ist=0),
+        *[ktap(15 if m == "emulate" else 10, "vsyscall=%s: int $0xcc arrives as vector 0xcc, error code 0, "
+               "and kills with SIGSEGV" % m, "dump-" + m, "gate_0xcc_reaches_its_handler",
+               id="gate_0xcc_reaches_its_handler_" + m) for m in MODES],
+        gate(5, "int3 and into: DPL 3 interrupt gates, no IST", "dump-emulate", [3, 4], "idt_int3_into",
+             present=True, dpl=3, type=0xe, ist=0, own_stub=True),
+        ktap(5, "int3 from ring 3 is SIGTRAP", "dump-emulate", "gate_int3_still_sigtrap",
+             needs=["idt_int3_into"]),
+        ktap(10, "int $0xcd from ring 3 is still a #GP", "dump-emulate", "gate_0xcd_still_closed",
+             needs=["gate_0xcc_reaches_its_handler_emulate"]),
         answers(5),
     )),
     Lab(3, "emulate", "emulate_vsyscall: the checks, the call, the emulated ret", (

@@ -136,6 +136,50 @@ def only_fixmap_user(points, name, boot, id, needs=()):
     return Check(points, name, boot, judge, id, tuple(needs))
 
 
+IDTDUMP = re.compile(r"^idtdump: vector 0x([0-9a-f]{2}): P (\d) type 0x([0-9a-f]) \([a-z ]+\) DPL (\d) "
+                     r"IST (\d) selector 0x([0-9a-f]+) target (its own stub|another address)$", re.MULTILINE)
+IDTDUMP_END = re.compile(r"^idtdump: end$", re.MULTILINE)
+GATE_TYPES = {0xe: "an interrupt gate", 0xf: "a trap gate"}
+
+
+def idt_gates(log):
+    """vector -> its gate as idtdump printed it (arch/x86/idt.c), or Missing."""
+    if not IDTDUMP_END.search(log):
+        return Missing("no complete idtdump on the console (the boot passes `idtdump`; "
+                       "its last line is `idtdump: end`)")
+    return {int(m.group(1), 16): {"present": m.group(2) == "1", "type": int(m.group(3), 16),
+                                  "dpl": int(m.group(4)), "ist": int(m.group(5)),
+                                  "selector": int(m.group(6), 16), "own_stub": m.group(7) == "its own stub"}
+            for m in IDTDUMP.finditer(log)}
+
+
+def gate(points, name, boot, vectors, id, needs=(), **want):
+    """The IDT gates of vectors as the CPU reads them (idtdump): each field in want as given
+    (present, type, dpl, ist, selector, own_stub)."""
+    def judge(b, ctx):
+        gates = idt_gates(b.log)
+        if isinstance(gates, Missing):
+            return gates
+        for v in vectors:
+            g = gates.get(v)
+            if g is None:
+                return "idtdump printed no gate of vector %#x" % v
+            wrong = []
+            for k, v_want in want.items():
+                if g[k] != v_want:
+                    show = (lambda x: GATE_TYPES.get(x, "type %#x" % x)) if k == "type" else repr
+                    wrong.append("%s is %s, not %s" % (k, show(g[k]), show(v_want)))
+            if wrong:
+                return "the gate of vector %#x in vsyscall=%s: %s" % (v, boot_mode(b), "; ".join(wrong))
+        return None
+    return Check(points, name, boot, judge, id, tuple(needs))
+
+
+def boot_mode(b):
+    m = re.search(r"vsyscall=(\w+)", b.log)
+    return m.group(1) if m else "?"
+
+
 def answers(points):
     """The lab's answers file: present and not empty (read by a person)."""
     def judge(b, ctx):

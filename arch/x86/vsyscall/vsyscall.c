@@ -77,14 +77,15 @@ void vsyscall_init(void)
 	vsyscall_set_cpu(0, 0);
 
 	/*
-	 * SDM Vol. 3 §6.12.1.1: `int n` from CPL 3 needs a gate with DPL 3,
-	 * else it is a #GP. An interrupt gate (not a trap gate) clears IF, as
-	 * every ccos gate does: the kernel runs with interrupts off.
+	 * Vector 0xcc in every mode (design.md): emulate's page raises it,
+	 * and in the other modes a program's own int $0xcc must meet the same
+	 * handler, which refuses it (not from the page) with SIGSEGV.
 	 */
 	/* LAB gate: BEGIN */
-	idt_set_handler(VSYSCALL_EMU_VECTOR, emulate_vsyscall, 3);
+	idt_set_user_gate(VSYSCALL_EMU_VECTOR, emulate_vsyscall);
 	/* LAB gate: STUB
-	lab_todo("02-gate");
+	// Open vector VSYSCALL_EMU_VECTOR to ring 3 (idt.c), its handler
+	// emulate_vsyscall: in which of the four modes?
 	   LAB gate: END */
 
 	printk("vsyscall: %s: page at %lx: %s\n", vsyscall_mode_names[mode], VSYSCALL_ADDR,

@@ -54,7 +54,9 @@ typedef void (*trap_handler_t)(struct trap_frame *tf);
 void gdt_init(int cpu);
 void idt_load(void);
 void idt_init(void);
-void idt_set_handler(int vector, trap_handler_t handler, int dpl);
+void idt_set_handler(int vector, trap_handler_t handler);
+void idt_set_user_gate(int vector, trap_handler_t handler);
+void idt_dump(void);
 extern trap_handler_t trap_handlers[256];	/* idt.c; arch/x86/entry/common.c calls them */
 void trap_dispatch(struct trap_frame *tf);
 void unhandled_trap(struct trap_frame *tf);
