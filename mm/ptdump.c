@@ -67,10 +67,15 @@ static void walk_level(struct range *r, uint64_t table, int level, uint64_t base
 		/* AND the U and W bits down the walk, OR the NX bit. */
 		flags = (inherited & e[i] & (PTE_U | PTE_W)) | ((inherited | e[i]) & PTE_NX) |
 			(e[i] & (PTE_PCD | PTE_PWT));
-		if (level == 0 || (e[i] & PTE_PS))
+		if (level == 0 || (e[i] & PTE_PS)) {
 			add_page(r, va, span, flags & SHOWN, e[i] & PTE_ADDR, level);
-		else
-			walk_level(r, e[i] & PTE_ADDR, level - 1, base + i * span, flags);
+			continue;
+		}
+		/* An upper entry of the kernel half with U: only the fixmap's path should have one. */
+		if ((e[i] & PTE_U) && (va >> 63))
+			printk("ptdump: user table entry: level %d covers %016lx-%016lx\n", level, va,
+			       va + span - 1);
+		walk_level(r, e[i] & PTE_ADDR, level - 1, base + i * span, flags);
 	}
 }
 

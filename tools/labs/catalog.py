@@ -9,7 +9,7 @@ them so.
 """
 import dataclasses
 
-from checks import answers, count_between, gate, ktap, line, page, only_fixmap_user
+from checks import answers, count_between, gate, ktap, line, page, only_fixmap_user, user_tables_only_to
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,6 +45,7 @@ BOOTS = {
 
 VVAR = 0xffffffffff5ff000
 HPET = 0xffffffffff5fe000
+VSYSCALL = 0xffffffffff600000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,22 +127,28 @@ LABS = [
              "syscall_registers_as_the_abi_says", needs=[SYSCALL_OK]),
         answers(5),
     )),
-    Lab(1, "fixmap", "the fixmap: the vvar page and the HPET page", (
-        page(20, "vvar page: user, read-only, no-execute", "emulate", VVAR, "vvar_page_flags",
+    Lab(1, "fixmap", "the fixmap: its page tables, the vvar page and the HPET page", (
+        page(15, "vvar page: user, read-only, no-execute", "dump-emulate", VVAR, "vvar_page_flags",
              user=True, rw=False, nx=True),
-        page(20, "HPET page: user, read-only, no-execute, uncached", "emulate", HPET, "hpet_page_flags",
+        page(15, "HPET page: user, read-only, no-execute, uncached", "dump-emulate", HPET, "hpet_page_flags",
              user=True, rw=False, nx=True, pcd=True, pwt=True),
-        only_fixmap_user(10, "no other kernel-half page is user-accessible", "emulate",
+        page(10, "vsyscall=native: the vsyscall page user, read-only, executable", "dump-native", VSYSCALL,
+             "vsyscall_page_flags_native", user=True, rw=False, nx=False),
+        page(5, "vsyscall=emulate: the vsyscall page user, read-only, executable", "dump-emulate", VSYSCALL,
+             "vsyscall_page_flags_emulate", user=True, rw=False, nx=False),
+        only_fixmap_user(5, "no other kernel-half page is user-accessible", "dump-emulate",
                          "no_other_user_page", needs=["vvar_page_flags", "hpet_page_flags"]),
-        ktap(10, "ring 3 reads the vvar page; jiffies advance", "emulate", VVAR_READ),
-        ktap(10, "ring 3 cannot write the vvar page", "emulate", "fixmap_vvar_not_writable",
+        user_tables_only_to(10, "upper levels: U only on the way to a fixmap page", "dump-emulate",
+                            (VVAR, HPET, VSYSCALL), "user_tables_only_on_the_path", needs=["vvar_page_flags"]),
+        ktap(10, "ring 3 reads the vvar page; jiffies advance", "dump-emulate", VVAR_READ),
+        ktap(5, "ring 3 cannot write the vvar page", "dump-emulate", "fixmap_vvar_not_writable",
              needs=[VVAR_READ]),
-        ktap(10, "ring 3 cannot execute the vvar page", "emulate", "fixmap_vvar_not_executable",
+        ktap(5, "ring 3 cannot execute the vvar page", "dump-emulate", "fixmap_vvar_not_executable",
              needs=[VVAR_READ]),
-        ktap(5, "ring 3 reads the HPET counter", "emulate", HPET_READ),
-        ktap(5, "ring 3 cannot write the HPET page", "emulate", "fixmap_hpet_not_writable",
+        ktap(5, "ring 3 reads the HPET counter", "dump-emulate", HPET_READ),
+        ktap(5, "ring 3 cannot write the HPET page", "dump-emulate", "fixmap_hpet_not_writable",
              needs=[HPET_READ]),
-        ktap(5, "ring 3 cannot execute the HPET page", "emulate", "fixmap_hpet_not_executable",
+        ktap(5, "ring 3 cannot execute the HPET page", "dump-emulate", "fixmap_hpet_not_executable",
              needs=[HPET_READ]),
         answers(5),
     )),

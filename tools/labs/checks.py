@@ -180,6 +180,24 @@ def boot_mode(b):
     return m.group(1) if m else "?"
 
 
+USER_TABLE = re.compile(r"^ptdump: user table entry: level (\d) covers ([0-9a-f]{16})-([0-9a-f]{16})$", re.MULTILINE)
+
+
+def user_tables_only_to(points, name, boot, addrs, id, needs=()):
+    """Every upper-level entry of the kernel half with U (ptdump's `user table entry` lines)
+    is on the way to one of addrs: U nowhere else above a leaf."""
+    def judge(b, ctx):
+        if isinstance(_whole_ptdump(b.log), Missing):
+            return _whole_ptdump(b.log)
+        for m in USER_TABLE.finditer(b.log):
+            lo, hi = int(m.group(2), 16), int(m.group(3), 16)
+            if not any(lo <= a <= hi for a in addrs):
+                return "the level %s entry covering %x-%x has U, and no user page lies below it" % (
+                    m.group(1), lo, hi)
+        return None
+    return Check(points, name, boot, judge, id, tuple(needs))
+
+
 def answers(points):
     """The lab's answers file: present and not empty (read by a person)."""
     def judge(b, ctx):
