@@ -55,26 +55,26 @@ def _fake_boot(lines, hung=None):
 
 
 def test_negative_check_counts_only_with_its_positive(tmp_path):
-    """gate: 0xcd closed and int3 SIGTRAP pass with no gate at all; they need 0xcc open."""
-    lab = catalog.find("gate")
-    b = _fake_boot(["not ok 1 gate_0xcc_open_to_ring3", "not ok 2 gate_0xcc_reaches_its_handler",
-                    "ok 3 gate_0xcd_still_closed", "ok 4 gate_int3_still_sigtrap"])
+    """syscall: -ENOSYS for everything passes the -ENOSYS check; it needs the calls to work."""
+    lab = catalog.find("syscall")
+    b = _fake_boot(["not ok 1 syscall_reaches_its_call", "ok 2 syscall_enosys_without_a_call",
+                    "ok 3 syscall_six_arguments", "ok 4 syscall_registers_as_the_abi_says"])
     r = grade.grade_lab(lab, {"emulate": b}, str(tmp_path), "/", lambda s: None)
     assert r.score == 0, r.report
-    assert "passed, but counts only when 'int $0xcc from ring 3 is not a #GP" in r.report, r.report
+    assert "passed, but counts only when 'each number runs its call" in r.report, r.report
 
 
 def test_hung_boot_credits_what_it_printed(tmp_path):
     """A boot that hangs after two results: they count; the others are named as lost to it."""
-    lab = catalog.find("gate")
+    lab = catalog.find("syscall")
     (tmp_path / lab.answers).write_text("answers\n")
-    b = _fake_boot(["ok 1 gate_0xcc_open_to_ring3", "ok 2 gate_0xcc_reaches_its_handler"],
+    b = _fake_boot(["ok 1 syscall_reaches_its_call", "ok 2 syscall_enosys_without_a_call"],
                    hung="no serial output for 120 s")
     r = grade.grade_lab(lab, {"emulate": b}, str(tmp_path), "/", lambda s: None)
-    assert r.score == 65, r.report
+    assert r.score == 60, r.report
     lost = [o.check.id for o in r.outcomes if o.why and o.why.startswith("lost to the boot's end")]
-    assert lost == ["gate_0xcd_still_closed", "gate_int3_still_sigtrap"], r.report
-    assert "the checks lost to it: int $0xcd" in r.report, r.report
+    assert lost == ["syscall_six_arguments", "syscall_registers_as_the_abi_says"], r.report
+    assert "the checks lost to it: six arguments" in r.report, r.report
     assert r.report.count("hung") <= 1 + len(lost), "a hang reported for every check:\n" + r.report
 
 
