@@ -238,6 +238,7 @@ static const struct test checks[] = {
 	{ "syscall_enosys_without_a_call", test_syscall_enosys },
 	{ "syscall_six_arguments", test_syscall_six_args },
 	{ "syscall_registers_as_the_abi_says", test_syscall_registers },
+	{ "syscall_direction_flag_masked_and_kept", test_syscall_flags },
 	{ "fixmap_vvar_readable_jiffies_advance", test_vvar_readable },
 	{ "fixmap_vvar_not_writable", test_vvar_not_writable },
 	{ "fixmap_vvar_not_executable", test_vvar_not_executable },

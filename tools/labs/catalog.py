@@ -123,8 +123,10 @@ LABS = [
              "syscall_enosys_without_a_call", needs=[SYSCALL_OK]),
         ktap(20, "six arguments arrive intact (r10 the fourth)", "emulate", "syscall_six_arguments",
              needs=[SYSCALL_OK]),
-        ktap(20, "rcx and r11 as SYSCALL leaves them, every other register kept", "emulate",
-             "syscall_registers_as_the_abi_says", needs=[SYSCALL_OK]),
+        ktap(15, "rcx and r11 as SYSCALL leaves them, cs and ss the user's, every other register kept",
+             "emulate", "syscall_registers_as_the_abi_says", needs=[SYSCALL_OK]),
+        ktap(5, "the caller's DF: clear in the kernel (FMASK), set again after the call", "emulate",
+             "syscall_direction_flag_masked_and_kept", needs=[SYSCALL_OK]),
         answers(5),
     )),
     Lab(1, "fixmap", "the fixmap: its page tables, the vvar page and the HPET page", (

@@ -35,6 +35,7 @@ int test_syscall_reaches_its_call(void);
 int test_syscall_enosys(void);
 int test_syscall_six_args(void);
 int test_syscall_registers(void);
+int test_syscall_flags(void);
 
 /* clock.c: labs 5 and 6 */
 int test_clock_is_tsc(void);

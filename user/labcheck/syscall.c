@@ -18,6 +18,7 @@ struct syscall_regs {
 	uint64_t rbx, rdx, rsi, rdi, rbp, r8, r9, r10, r12, r13, r14, r15;
 	uint64_t rax, rcx, r11, rsp;
 	uint64_t want_rcx, want_r11, want_rsp;
+	uint64_t cs, ss;
 };
 
 #define PATTERN(i)	(0x5ca1ab1e00000000ul | (i) << 8 | (i))
@@ -54,6 +55,7 @@ __asm__(".text\n"
 	"	mov %r10, 7*8(%rdi); mov %r12, 8*8(%rdi); mov %r13, 9*8(%rdi)\n"
 	"	mov %r14, 10*8(%rdi); mov %r15, 11*8(%rdi); mov %rax, 12*8(%rdi)\n"
 	"	mov %rcx, 13*8(%rdi); mov %r11, 14*8(%rdi); mov %rsp, 15*8(%rdi)\n"
+	"	mov %cs, %eax; mov %rax, 19*8(%rdi); mov %ss, %eax; mov %rax, 20*8(%rdi)\n"
 	"	pop %rax\n"
 	"	mov %rax, 3*8(%rdi)\n"
 	"	pop %r15; pop %r14; pop %r13; pop %r12; pop %rbp; pop %rbx\n"
@@ -156,6 +158,9 @@ int test_syscall_registers(void)
 			return ktap_fail("%s was %#lx before the call and %#lx after it",
 					 names[i], PATTERN(i + 1ul), kept[i]);
 	}
+	/* SYSRET takes both selectors from STAR (SDM Vol. 2B SYSRET): USER_CS 0x33, USER_DS 0x2b. */
+	if (g.cs != 0x33 || g.ss != 0x2b)
+		return ktap_fail("after the call cs is %#lx and ss %#lx, not 0x33 and 0x2b", g.cs, g.ss);
 	if (g.rsp != g.want_rsp)
 		return ktap_fail("rsp was %#lx before the call and %#lx after it", g.want_rsp, g.rsp);
 	if ((long)g.rax != syscall0(__NR_getpid))
@@ -166,5 +171,29 @@ int test_syscall_registers(void)
 	if ((g.r11 & ~0x10000ul) != g.want_r11)
 		return ktap_fail("r11 is %#lx after the call, not the RFLAGS of the caller, %#lx",
 				 g.r11, g.want_r11);
+	return 1;
+}
+
+/*
+ * The direction flag set by the caller: the kernel must run with it clear
+ * (FMASK; its rep movs would copy backwards), and the caller gets its own
+ * RFLAGS back, DF set. uname's answer, made that way, matches one made
+ * with DF clear.
+ */
+int test_syscall_flags(void)
+{
+	struct utsname a = { 0 }, b = { 0 };
+	unsigned long flags;
+	long r;
+
+	__asm__ volatile("std\n\tsyscall\n\tpushfq\n\tpop %%rdx\n\tcld"
+			 : "=a"(r), "=d"(flags) : "a"((long)__NR_uname), "D"(&a) : "rcx", "r11", "memory", "cc");
+	if (r != 0)
+		return ktap_fail("uname with DF set returned %ld", r);
+	if (!(flags & 0x400))
+		return ktap_fail("DF set before the call is clear after it: RFLAGS %#lx", flags);
+	syscall1(__NR_uname, (long)&b);
+	if (memcmp(&a, &b, sizeof(a)))
+		return ktap_fail("uname with DF set filled its buffer otherwise than with DF clear");
 	return 1;
 }
