@@ -218,8 +218,24 @@ static void trap_other(struct trap_frame *tf)
 /* A call of the vsyscall page, lockless as the three system calls it stands for. */
 static void vsyscall_call(struct trap_frame *tf)
 {
-	emulate_vsyscall(tf);		/* from the kernel it panics, never to return */
+	/* LAB gate: BEGIN */
+	/*
+	 * Vector 0xcc's way in (trap_entries below) and out: the emulation
+	 * without the kernel lock, then the way back's work, which delivers
+	 * the signal the emulation may have sent. From the kernel it panics,
+	 * never to return.
+	 */
+	emulate_vsyscall(tf);
 	return_to_user(tf);
+	/* LAB gate: STUB
+	// Vector 0xcc's entry path, called by trap_dispatch (trap_entries
+	// below): run the emulation (emulate_vsyscall, lab 3's) without the
+	// kernel lock, as the system calls it stands for, then take the way
+	// back to user mode that a lockless entry takes, which delivers a
+	// signal the emulation sent.
+	lab_todo("02-gate");
+	(void)tf;
+	   LAB gate: END */
 }
 
 /* A page fault: first the one that is no failure, xonly's call into the vsyscall page. */
