@@ -5,7 +5,8 @@
 #define GP_VECTOR	13
 
 /*
- * Each check looks from outside at what a lab builds: the fixmap's pages
+ * Each check looks from outside at what a lab builds: a system call from
+ * ring 3 and back (labcheck/syscall.c), the fixmap's pages
  * and the gate of vector 0xcc as ring 3 meets them, the clock the kernel
  * publishes in the vvar page, the vDSO's answers (labcheck/clock.c). The graders (tools/labs) read the KTAP lines
  * by name, each lab its own; the others may fail in a lab's student tree,
