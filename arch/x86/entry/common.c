@@ -90,12 +90,12 @@ static bool seccomp_allows(uint64_t nr)
 }
 
 /*
- * Every call but the lockless ones (out of line: those pay nothing for
- * it). A number past the table is -ENOSYS, as on Linux: every number in
- * it has an entry (sys_ni_syscall for the holes), so a bounds check is
- * all the dispatch needs. The six arguments are the registers that the
- * entry saved: rdi rsi rdx r10 r8 r9, r10 where a C call has rcx, which
- * SYSCALL overwrote with the return address.
+ * Every call but the lockless ones and the unknown numbers (out of line:
+ * those pay nothing for it). A number past the table is -ENOSYS, as on
+ * Linux: every number in it has an entry (sys_ni_syscall for the holes),
+ * so a bounds check is all the dispatch needs. The six arguments are the
+ * registers that the entry saved: rdi rsi rdx r10 r8 r9, r10 where a C
+ * call has rcx, which SYSCALL overwrote with the return address.
  */
 static __noinline void syscall_locked(struct trap_frame *tf, uint64_t nr)
 {
@@ -147,13 +147,16 @@ void syscall_dispatch(struct trap_frame *tf)
 	//    number is past it too.
 	// 2. A lockless call (current()->lockless_syscalls[nr]) runs at once,
 	//    then return_to_user(tf).
-	// 3. Any other: lock_kernel(); a strict-seccomp process
+	// 3. A number with no call (past the table, or its entry SYS_NI) from
+	//    a process not in strict seccomp: -ENOSYS at once, without the lock,
+	//    then return_to_user(tf).
+	// 4. Any other: lock_kernel(); a strict-seccomp process
 	//    (current()->seccomp_mode) may make only read, write, exit and
 	//    rt_sigreturn, any other kills it (proc_exit(SIGKILL)).
-	// 4. Call syscall_table[nr] with the six argument registers of the
+	// 5. Call syscall_table[nr] with the six argument registers of the
 	//    x86-64 system call ABI, in order; the result goes in tf->rax.
-	// 5. -ERESTARTSYS: exit_work(tf), which restarts or makes it -EINTR.
-	// 6. unlock_to_user(tf).
+	// 6. -ERESTARTSYS: exit_work(tf), which restarts or makes it -EINTR.
+	// 7. unlock_to_user(tf).
 	lab_todo("00-syscall");
 	(void)tf;
 	lockless_exit(SIGSYS);	// until then every system call kills its caller
