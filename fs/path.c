@@ -72,6 +72,33 @@ static void up(struct place *at)
 	}
 }
 
+/*
+ * dir's path, a slash and name into out (RO_PATH_MAX bytes, cut short as
+ * snprintf would): "/" and "bin" make "/bin". Every component of a path
+ * outside /tmp comes through here, so it copies rather than formats.
+ */
+static void join(char *out, const char *dir, const char *name)
+{
+	size_t d = dir[0] == '/' && !dir[1] ? 0 : strlen(dir), n = strlen(name);
+
+	if (d > RO_PATH_MAX - 1)
+		d = RO_PATH_MAX - 1;
+	memcpy(out, dir, d);
+	if (d < RO_PATH_MAX - 1)
+		out[d++] = '/';
+	if (n > RO_PATH_MAX - 1 - d)
+		n = RO_PATH_MAX - 1 - d;
+	memcpy(out + d, name, n);
+	out[d + n] = 0;
+}
+
+/* A place copied: its node, and its path only as far as it goes (a place is mostly unused path). */
+static void place_copy(struct place *to, const struct place *from)
+{
+	to->node = from->node;
+	strlcpy(to->path, from->path, sizeof(to->path));
+}
+
 /* The entry name of directory dir. Outside /tmp it is a path, which may name nothing. */
 static long child(const struct place *dir, const char *name, struct place *out)
 {
@@ -80,7 +107,7 @@ static long child(const struct place *dir, const char *name, struct place *out)
 		return out->node ? 0 : -ENOENT;
 	}
 	out->node = NULL;
-	snprintf(out->path, sizeof(out->path), "%s/%s", strcmp(dir->path, "/") ? dir->path : "", name);
+	join(out->path, dir->path, name);
 	if (!strcmp(out->path, "/tmp"))
 		out->node = tmpfs_root();
 	return 0;
@@ -154,7 +181,7 @@ static long walk(struct lookup *nd, char *text, int flags)
 				return 0;
 			if (!is_dir(&next))
 				return not_dir(&next);
-			nd->dir = next;
+			place_copy(&nd->dir, &next);
 			continue;
 		}
 		/* A link: text becomes its target, a slash if one followed it, and the rest. */
@@ -168,7 +195,7 @@ static long walk(struct lookup *nd, char *text, int flags)
 		if (nd->slash)
 			text[tlen] = '/';
 		if (target[0] == '/')
-			nd->dir = root_place;
+			place_copy(&nd->dir, &root_place);
 		p = text;
 	}
 }
@@ -177,9 +204,9 @@ static long walk(struct lookup *nd, char *text, int flags)
 static long start(int dirfd, const char *text, struct place *at)
 {
 	if (text[0] == '/')
-		*at = root_place;
+		place_copy(at, &root_place);
 	else if (dirfd == AT_FDCWD)
-		*at = current()->fs->cwd;
+		place_copy(at, &current()->fs->cwd);
 	else
 		return WITH_FILE(dirfd, f, file_place(f, at));
 	return 0;
@@ -203,7 +230,7 @@ long lookup_last(const struct lookup *nd, struct place *out)
 {
 	long err;
 
-	*out = nd->dir;
+	place_copy(out, &nd->dir);
 	if (!strcmp(nd->last, ".."))
 		up(out);
 	if (is_dots(nd->last))

@@ -308,7 +308,7 @@ struct process *procfs_process(const char *path, const char **rest)
 	struct process *p;
 	int pid = 0;
 
-	if (strncmp(path, "/proc/", 6) || *s < '1' || *s > '9')
+	if (path[0] != '/' || path[1] != 'p' || strncmp(path, "/proc/", 6) || *s < '1' || *s > '9')
 		return NULL;
 	for (; *s >= '0' && *s <= '9' && pid < (1 << 24); s++)
 		pid = pid * 10 + *s - '0';
