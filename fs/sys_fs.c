@@ -16,12 +16,8 @@
 #define AT_EMPTY_PATH	0x1000
 #define EXDEV		18
 
-/*
- * A place (fs/path.c) opened: a /tmp node, a read-only directory, a
- * module, a device or a /proc file. Outside /tmp the file keeps the path
- * it was opened by.
- */
-static struct file *open_place(const struct place *at, int flags, long *err)
+/* A place (fs/path.c) opened: a /tmp node, a read-only directory, a module, a device or a /proc file. */
+static struct file *open_pathless(const struct place *at, int flags, long *err)
 {
 	struct file *f;
 
@@ -34,13 +30,23 @@ static struct file *open_place(const struct place *at, int flags, long *err)
 		f = NULL;
 		*err = -ENOTDIR;
 	}
-	if (f && !(f->path = kmalloc(strlen(at->path) + 1))) {
+	return f;
+}
+
+/* The same, and outside /tmp the file keeps the path it was opened by. */
+static struct file *open_place(const struct place *at, int flags, long *err)
+{
+	struct file *f = open_pathless(at, flags, err);
+	size_t len = strlen(at->path) + 1;
+
+	if (!f || at->node)
+		return f;
+	if (!(f->path = kmalloc(len))) {
 		file_put(f);
-		f = NULL;
 		*err = -ENOMEM;
+		return NULL;
 	}
-	if (f)
-		memcpy(f->path, at->path, strlen(at->path) + 1);
+	memcpy(f->path, at->path, len);
 	return f;
 }
 
@@ -119,9 +125,12 @@ long place_stat(const struct place *p, struct stat *st)
 		tmpfs_stat(p->node, st);
 		return 0;
 	}
-	if (!(f = open_place(p, O_RDONLY | O_PATH, &err)))
+	if (!(f = open_pathless(p, O_RDONLY | O_PATH, &err)))
 		return err;
+	/* The path is lent for the stat only (no copy to allocate and free): file_put must not free it. */
+	f->path = (char *)p->path;
 	file_stat(f, st);
+	f->path = NULL;
 	file_put(f);
 	return 0;
 }
