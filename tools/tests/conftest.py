@@ -17,6 +17,12 @@ def _whole_suite(config):
 def _ktap_params(config):
     """One pytest parameter per top-level KTAP result of each ktap=True boot."""
     ktap_configs = [c for c in CONFIGS if c.ktap and not harness.unsupported(c)]
+    # -k 'init-bios and muslclose' boots only init-bios: a conjunction that
+    # names a boot cannot match another boot's cases.
+    terms = config.getoption("keyword").replace("(", " ").replace(")", " ").split()
+    if "or" not in terms and "not" not in terms:
+        named = [c for c in ktap_configs if c.name in terms]
+        ktap_configs = named or ktap_configs
     # The whole suite needs every boot and gdb session: start them all now,
     # the slowest first, so that both QEMUs stay busy to the end.
     if _whole_suite(config):
