@@ -253,10 +253,12 @@ static const struct test checks[] = {
 	{ "vvar_clock_is_tsc", test_clock_is_tsc },
 	{ "tsc_rate_matches_hpet", test_tsc_rate },
 	{ "vvar_seq_even_and_advancing", test_vvar_seq },
+	{ "vvar_never_torn_across_cpus", test_vvar_never_torn },
 	{ "vdso_served_in_user_mode", test_vdso_user_mode },
 	{ "vdso_clock_gettime_matches_syscall", test_vdso_clocks },
 	{ "vdso_gettimeofday_matches_syscall", test_vdso_gettimeofday },
 	{ "vdso_monotonic_never_steps_back", test_vdso_monotonic },
+	{ "vdso_never_torn_across_cpus", test_vdso_never_torn },
 	{ "vdso_unknown_clock_einval", test_vdso_einval },
 	{ "vdso_falls_back_without_counter", test_vdso_fallback },
 };

@@ -35,6 +35,15 @@ extern uint32_t hpet_period_fs;		/* femtoseconds per count */
 void tsc_init(void);
 extern uint64_t tsc_khz;
 
+/* A counter of known rate that the TSC is measured against (lab 5: the HPET, or a test's). */
+struct calib_counter {
+	uint64_t (*read)(void);
+	uint64_t period_fs;	/* femtoseconds per count */
+	uint64_t mask;		/* 2^bits - 1: the counter wraps there */
+};
+uint64_t tsc_calibrate_counter(const struct calib_counter *c);	/* kHz, 0 if it did not count */
+uint64_t tsc_calibrate_pit(void);
+
 /* arch/x86/pit.c: the 8254 programmable interval timer. */
 #define PIT_HZ		1193182		/* its input clock: 14.31818 MHz / 12 */
 uint16_t pit_start_periodic(unsigned int hz);	/* channel 0, IRQ 0; returns the divisor */

@@ -39,21 +39,33 @@ static void vgtod_fill(struct vsyscall_gtod_data *g)
 	g->sys_tz = tk.tz;
 }
 
-/* Publish tk in the vvar page under the sequence counter (arch/x86/include/asm/vgtod.h). */
-static void update_vsyscall(void)
+/*
+ * Publish what fill writes into g under g's sequence counter
+ * (arch/x86/include/asm/vgtod.h): a reader on another CPU, or ring 3
+ * reading between two of fill's stores, must see seq odd or changed and
+ * read again. The tick calls this with g the vvar page's copy and fill
+ * vgtod_fill; the in-kernel tests (timekeeping_test.c) with their own.
+ */
+void vgtod_publish(struct vsyscall_gtod_data *g, void (*fill)(struct vsyscall_gtod_data *g))
 {
-	struct vsyscall_gtod_data *g = &vvar.vsyscall_gtod_data;
-
 	/* LAB timekeeping: BEGIN */
 	WRITE_ONCE(g->seq, g->seq + 1);		/* odd: readers wait or retry */
 	barrier();
-	vgtod_fill(g);
+	fill(g);
 	barrier();
 	WRITE_ONCE(g->seq, g->seq + 1);		/* even: consistent again */
 	/* LAB timekeeping: STUB
+	// Readers (vgtod_read_begin and vgtod_read_retry) wait while seq is
+	// odd and read again when it changed. Make it say so around fill(g),
+	// and keep the compiler from moving stores across those steps.
 	lab_todo("05-timekeeping");
-	vgtod_fill(g);
+	fill(g);
 	   LAB timekeeping: END */
+}
+
+static void update_vsyscall(void)
+{
+	vgtod_publish(&vvar.vsyscall_gtod_data, vgtod_fill);
 }
 
 /* Start time at wall_sec (from the RTC); monotonic time starts at 0. */

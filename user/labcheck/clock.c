@@ -32,16 +32,41 @@ static uint64_t hpet_read(void)
 }
 
 /*
- * CLOCK_MONOTONIC (the TSC, through the kernel's mult and shift) against
- * the HPET's counter over 200 ms: a calibration off by more than 2 %
- * shows here. The HPET's period is its own: the capabilities register.
+ * The wall clock in ns as the vvar page gives it with the TSC, read here
+ * with labcheck's own seqcount reader: not the kernel's nor the vDSO's
+ * (lab 6), so that this lab's grade depends on this lab's code only.
+ */
+static long vvar_tsc_ns(void)
+{
+	uint64_t cycles, snsec, last, mask;
+	uint32_t seq, mult, shift;
+	long sec;
+
+	do {
+		while ((seq = gtod->seq) & 1)
+			__asm__ volatile("pause");
+		last = gtod->cycle_last;
+		mask = gtod->mask;
+		mult = gtod->mult;
+		shift = gtod->shift;
+		sec = gtod->wall_time_sec;
+		snsec = gtod->wall_time_snsec;
+		cycles = rdtsc();
+	} while (gtod->seq != seq);
+	return sec * 1000000000L +
+	       (long)(((unsigned __int128)((cycles - last) & mask) * mult + snsec) >> (shift & 63));
+}
+
+/*
+ * The vvar page's clock (the TSC, through the kernel's mult and shift)
+ * against the HPET's counter over 200 ms: a calibration off by more than
+ * 2 % shows here. The HPET's period is its own: the capabilities register.
  */
 int test_tsc_rate(void)
 {
 	uint32_t period;
-	struct timespec a, b;
 	uint64_t h0, h1;
-	long clock_ns, hpet_ns, permille;
+	long a, b, clock_ns, hpet_ns, permille;
 
 	if (vvar_missing())
 		return 0;
@@ -54,16 +79,16 @@ int test_tsc_rate(void)
 	if (!period || period > 100000000)
 		return ktap_fail("HPET period %u fs: is the HPET page mapped (lab 1)?", period);
 	h0 = hpet_read();
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	a = vvar_tsc_ns();
 	sleep_ns(200 * MSEC);
 	h1 = hpet_read();
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	clock_ns = ts_ns(&b) - ts_ns(&a);
+	b = vvar_tsc_ns();
+	clock_ns = b - a;
 	hpet_ns = (long)((h1 - h0) * period / 1000000);
 	permille = hpet_ns ? (clock_ns - hpet_ns) * 1000 / hpet_ns : 1000;
-	ktap_diag("200 ms: CLOCK_MONOTONIC %ld ns, HPET %ld ns", clock_ns, hpet_ns);
+	ktap_diag("200 ms: the vvar clock %ld ns, HPET %ld ns", clock_ns, hpet_ns);
 	if (permille > 20 || permille < -20)
-		return ktap_fail("CLOCK_MONOTONIC ran %ld ns while the HPET counted %ld ns: the TSC rate is off by %ld.%ld %%",
+		return ktap_fail("the vvar page's clock ran %ld ns while the HPET counted %ld ns: the TSC rate is off by %ld.%ld %%",
 				 clock_ns, hpet_ns, permille / 10, (permille < 0 ? -permille : permille) % 10);
 	return 1;
 }

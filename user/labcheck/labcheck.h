@@ -48,4 +48,8 @@ int test_vdso_monotonic(void);
 int test_vdso_einval(void);
 int test_vdso_fallback(void);
 
+/* storm.c: readers on CPU 1 while CPU 0 updates (labs 5 and 6) */
+int test_vvar_never_torn(void);
+int test_vdso_never_torn(void);
+
 #endif
