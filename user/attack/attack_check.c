@@ -35,12 +35,13 @@ static void put(unsigned char *p, const char *bytes, size_t n)
 }
 
 /*
- * The pieces, each in its own 256-byte slot so none overlaps: a syscall
+ * The page at base, or at a random user address (0). The pieces, each in
+ * its own 256-byte slot so none overlaps: a syscall
  * whose pops end in something else (not a gadget), a syscall with more
  * pops than the best, the best one with `pops` pops (some of r8..r15),
  * "xor eax,eax; ret", a lone ret; each at a random place in its slot.
  */
-static void make_page(struct made_up *m, int pops)
+static void make_page(struct made_up *m, int pops, unsigned long base)
 {
 	static const char pop_r12[] = "\x41\x5c", pop_rbx[] = "\x5b";
 	size_t slot[6], off, first = next() % 16;
@@ -49,7 +50,7 @@ static void make_page(struct made_up *m, int pops)
 	memset(m->bytes, 0x90, PAGE);
 	for (i = 0; i < 6; i++)		/* 3 is prime to 16: six different slots */
 		slot[i] = (first + 3 * i) % 16 * 256 + 16 + next() % 200;
-	m->base = next() & 1 ? 0xffffffffff600000ul : (0x7f0000000000ul | (next() << 12)) & 0x7ffffffff000ul;
+	m->base = base ? base : (0x7f0000000000ul | (next() << 12)) & 0x7ffffffff000ul;
 	put(m->bytes + slot[0], "\x0f\x05\x5b\x90\xc3", 5);		/* syscall; pop; nop: no */
 	put(m->bytes + slot[1], "\x0f\x05\x5b\x5d\x41\x5e\x41\x5f\x5e\xc3", 10);	/* 6 pops */
 	off = slot[2];
@@ -99,7 +100,7 @@ static void check_find(void)
 	int i;
 
 	for (i = 0; i < TRIES && !why; i++) {
-		make_page(&m, i % 4);
+		make_page(&m, i % 4, i & 1 ? VSYSCALL_PAGE : 0);
 		if (find_gadgets(m.bytes, PAGE, m.base, &g))
 			why = "find_gadgets found no gadgets in a page that has all three";
 		else
@@ -181,7 +182,7 @@ static void check_chain(void)
 	int i;
 
 	for (i = 0; i < TRIES && !why; i++) {
-		make_page(&m, (i + 1) % 4);
+		make_page(&m, (i + 1) % 4, i & 1 ? VSYSCALL_PAGE : 0);
 		g = (struct gadgets){ m.base + m.ret, m.base + m.zero_rax, m.base + m.syscall, m.pops };
 		len = build_srop_exit(req, sizeof(req), &g);
 		why = len ? run_chain(req, len, &g) : "build_srop_exit built nothing";
