@@ -61,23 +61,26 @@ KTEST(tsc_calibrate_32bit_counter_wraps)
 	expect_khz("100 MHz, 32 bits, wrapping", calibrate_fake(10000000, 0xfffffffful, 0xffffffffu - 1000));
 }
 
-/* The fallback without an HPET, PIT channel 2, agrees with the boot's calibration. */
+/*
+ * The fallback without an HPET, PIT channel 2, agrees with the boot's
+ * calibration. Polling sees the PIT's end late when the host stalls the
+ * vCPU, which only ever makes a run read long: one run of ten within 5 %
+ * passes.
+ */
 KTEST(tsc_calibrate_pit_agrees)
 {
-	uint64_t pit = 0, khz;
+	uint64_t khz = 0;
 	int i;
 
 	if (!tsc_khz) {
 		ktest_skip("the TSC was not calibrated at boot");
 		return;
 	}
-	for (i = 0; i < 3; i++) {	/* the best of three: a run the host stalled reads long */
+	for (i = 0; i < 10; i++) {
 		khz = tsc_calibrate_pit();
-		if (!pit || (khz > tsc_khz ? khz - tsc_khz : tsc_khz - khz) <
-			    (pit > tsc_khz ? pit - tsc_khz : tsc_khz - pit))
-			pit = khz;
+		if (khz >= tsc_khz * 95 / 100 && khz <= tsc_khz * 105 / 100)
+			return;
 	}
-	if (pit < tsc_khz * 95 / 100 || pit > tsc_khz * 105 / 100)
-		ktest_fail(__FILE__, __LINE__, "against the PIT %lu kHz, against the %s at boot %lu kHz",
-			   pit, hpet_clocksource.usable ? "HPET" : "PIT", tsc_khz);
+	ktest_fail(__FILE__, __LINE__, "against the PIT %lu kHz (the last of ten runs), against the %s at boot %lu kHz",
+		   khz, hpet_clocksource.usable ? "HPET" : "PIT", tsc_khz);
 }

@@ -55,8 +55,8 @@ void vgtod_publish(struct vsyscall_gtod_data *g, void (*fill)(struct vsyscall_gt
 	barrier();
 	WRITE_ONCE(g->seq, g->seq + 1);		/* even: consistent again */
 	/* LAB timekeeping: STUB
-	// Readers (vgtod_read_begin and vgtod_read_retry) wait while seq is
-	// odd and read again when it changed. Make it say so around fill(g),
+	// Readers (asm/vgtod.h) wait while seq is odd and read again when it
+	// changed. Make it say so around fill(g),
 	// and keep the compiler from moving stores across those steps.
 	lab_todo("05-timekeeping");
 	fill(g);

@@ -155,6 +155,74 @@ int test_vdso_clocks(void)
 	return 1;
 }
 
+/* Under strict seccomp, a CPU-time clock through the vDSO: SIGKILL if it asks the kernel. */
+static int cputime_under_seccomp(void *arg)
+{
+	struct timespec ts;
+
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT, 0, 0, 0))
+		return 100;
+	v_clock_gettime((long)arg, &ts);
+	syscall1(__NR_exit, 0);
+	return 101;
+}
+
+/*
+ * Valid clocks the vDSO does not answer itself (vdso_serves): BOOTTIME,
+ * MONOTONIC_RAW, TAI and the CPU-time clocks get the system call's
+ * answer, whatever the kernel says of them; and for the CPU-time clocks,
+ * which only the kernel can know, the vDSO must have asked it (a system
+ * call under strict seccomp: SIGKILL), not said -EINVAL on its own.
+ */
+int test_vdso_other_clocks(void)
+{
+	static const long clocks[] = { 7 /* BOOTTIME */, 4 /* MONOTONIC_RAW */, 11 /* TAI */,
+				       2 /* PROCESS_CPUTIME_ID */, 3 /* THREAD_CPUTIME_ID */ };
+	struct timespec a, v, b;
+	unsigned int i;
+	long r, sys;
+	int st;
+
+	for (i = 0; i < ARRAY_SIZE(clocks); i++) {
+		sys = clock_gettime(clocks[i], &a);
+		r = v_clock_gettime(clocks[i], &v);
+		clock_gettime(clocks[i], &b);
+		if (r != sys)
+			return ktap_fail("clock %ld: the vDSO returned %ld, the system call %ld", clocks[i], r, sys);
+		if (!r && !within(&a, &v, &b))
+			return ktap_fail("clock %ld: the vDSO said %ld.%09ld, the system call %ld.%09ld then %ld.%09ld",
+					 clocks[i], v.tv_sec, v.tv_nsec, a.tv_sec, a.tv_nsec, b.tv_sec, b.tv_nsec);
+		if (clocks[i] > 3)
+			continue;
+		st = run_in_child(cputime_under_seccomp, (void *)clocks[i]);
+		if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL)
+			return ktap_fail("clock %ld under strict seccomp: status %#x; the vDSO must ask the kernel, "
+					 "which alone knows CPU time", clocks[i], st);
+	}
+	return 1;
+}
+
+/*
+ * The vDSO's REALTIME against the vvar page read here (vvar_tsc_ns): the
+ * kernel's system call uses the same reader as the vDSO, so agreeing with
+ * it proves little; agreeing with the page's data and the TSC does.
+ */
+int test_vdso_matches_vvar(void)
+{
+	struct timespec v;
+	long a, b;
+
+	if (gtod->vclock_mode != VCLOCK_TSC)
+		return ktap_fail("the clock is not the TSC (vvar clock mode %d)", gtod->vclock_mode);
+	a = vvar_tsc_ns();
+	if (v_clock_gettime(CLOCK_REALTIME, &v))
+		return ktap_fail("the vDSO's CLOCK_REALTIME failed");
+	b = vvar_tsc_ns();
+	if (ts_ns(&v) < a || ts_ns(&v) > b)
+		return ktap_fail("the vDSO said %ld ns; the vvar page and the TSC said %ld then %ld", ts_ns(&v), a, b);
+	return 1;
+}
+
 int test_vdso_gettimeofday(void)
 {
 	struct timeval a, v, b;

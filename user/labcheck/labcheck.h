@@ -43,6 +43,8 @@ int test_tsc_rate(void);
 int test_vvar_seq(void);
 int test_vdso_user_mode(void);
 int test_vdso_clocks(void);
+int test_vdso_other_clocks(void);
+int test_vdso_matches_vvar(void);
 int test_vdso_gettimeofday(void);
 int test_vdso_monotonic(void);
 int test_vdso_einval(void);

@@ -81,3 +81,48 @@ int find_vdso(void)
 				 v_clock_gettime, v_gettimeofday, v_time, v_getcpu);
 	return 1;
 }
+
+static const char *const exports[] = {
+	"clock_gettime", "gettimeofday", "time", "getcpu", "clock_getres",
+};
+
+/*
+ * Every export by both names, through both hash tables, in LINUX_2.6 and
+ * nowhere else; the plain name is the same code as the __vdso_ one.
+ * The same binary runs on Linux: what depends on ccos says so.
+ */
+int vdso_lookup_check(void)
+{
+	struct vdso sysv = vdso;
+	char full[64];
+	size_t i;
+
+	sysv.gnu_hash = NULL;
+	for (i = 0; i < ARRAY_SIZE(exports); i++) {
+		void *plain, *prefixed, *by_sysv;
+
+		snprintf(full, sizeof(full), "__vdso_%s", exports[i]);
+		prefixed = vdso_lookup(&vdso, "LINUX_2.6", full);
+		plain = vdso_lookup(&vdso, "LINUX_2.6", exports[i]);
+		if (!prefixed) {
+			/* Linux's own vDSO added clock_getres in 5.x; an older host may lack it. */
+			if (!on_ccos() && !strcmp(exports[i], "clock_getres"))
+				continue;
+			return ktap_fail("%s not found in LINUX_2.6", full);
+		}
+		if (plain && plain != prefixed)
+			return ktap_fail("%s at %p but %s at %p", exports[i], plain, full, prefixed);
+		if (!plain && on_ccos())
+			return ktap_fail("the weak alias %s is missing", exports[i]);
+		if (sysv.hash && (by_sysv = vdso_lookup(&sysv, "LINUX_2.6", full)) != prefixed)
+			return ktap_fail("DT_HASH finds %s at %p, DT_GNU_HASH at %p", full, by_sysv, prefixed);
+		if (vdso.verdef && vdso_lookup(&vdso, "LINUX_9.9", full))
+			return ktap_fail("%s found in the version LINUX_9.9, which does not exist", full);
+	}
+	if (vdso_lookup(&vdso, "LINUX_2.6", "__vdso_nonexistent") ||
+	    vdso_lookup(&sysv, "LINUX_2.6", "__vdso_nonexistent"))
+		return ktap_fail("a name that is not there was found");
+	if (on_ccos() && (!vdso.soname || strcmp(vdso.soname, "linux-vdso.so.1")))
+		return ktap_fail("soname %s, not linux-vdso.so.1", vdso.soname ? vdso.soname : "(none)");
+	return 1;
+}

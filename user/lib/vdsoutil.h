@@ -18,6 +18,8 @@ extern clock_getres_fn v_clock_getres;
 
 /* Parse the vDSO at AT_SYSINFO_EHDR and look up its functions: 1, or 0 with the reason. */
 int find_vdso(void);
+/* vdso_lookup on the parsed vDSO: every export by both names and both hash tables: 1, or 0 with the reason. */
+int vdso_lookup_check(void);
 
 long read_maps(char *buf, size_t size);
 int maps_line(const char *maps, const char *tag, char *line, size_t size);

@@ -48,12 +48,39 @@ BUILD_BUG_ON(offsetof(struct vsyscall_gtod_data, wall_time_coarse) != 64);
 BUILD_BUG_ON(offsetof(struct vsyscall_gtod_data, sys_tz) != 80);
 
 /*
- * The sequence counter: the writer makes seq odd, writes, makes it even
- * again. A reader that saw an odd value, or a different value after
- * reading, may have seen half an update and tries again. On x86 loads are
- * not reordered with loads, nor stores with stores, so compiler barriers
- * are all the ordering this needs.
+ * rdtsc may run before earlier loads complete; lfence keeps it after the
+ * read of seq (SDM Vol. 2 RDTSC: "If software requires RDTSC to be
+ * executed only after all previous instructions have executed ... it can
+ * execute LFENCE immediately before RDTSC").
  */
+static inline uint64_t vgtod_rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/*
+ * The reader (lab 6). The sequence counter: the writer makes seq odd,
+ * writes, makes it even again. A reader that saw an odd value, or a
+ * different value after reading, may have seen half an update and tries
+ * again. On x86 loads are not reordered with loads, nor stores with
+ * stores, so compiler barriers are all the ordering this needs.
+ *
+ * The counter: the TSC (vgtod_rdtsc), never taken below cycle_last: the
+ * TSCs of two CPUs may differ a little, and time must not step back. Or
+ * the HPET's main counter at HPET_COUNTER_OFFSET in hpet, 64 or 32 bits
+ * wide (mask): a 32-bit one is read with a 32-bit load.
+ *
+ * vgtod_gettime reads clock `clock` into *ts. hpet is where the caller sees the HPET's
+ * registers (the kernel: its ioremap; user mode: HPET_USER_ADDR), or NULL.
+ * Returns false when this reader cannot answer: a clock id it does not
+ * serve, or REALTIME/MONOTONIC/BOOTTIME with no user-readable counter
+ * (VCLOCK_NONE). The caller then asks the kernel (a system call), which
+ * falls back on its own jiffies-based time.
+ */
+/* LAB vdso: BEGIN */
 static inline uint32_t vgtod_read_begin(const struct vsyscall_gtod_data *g)
 {
 	uint32_t seq;
@@ -68,20 +95,6 @@ static inline bool vgtod_read_retry(const struct vsyscall_gtod_data *g, uint32_t
 {
 	barrier();
 	return READ_ONCE(g->seq) != seq;
-}
-
-/*
- * rdtsc may run before earlier loads complete; lfence keeps it after the
- * read of seq (SDM Vol. 2 RDTSC: "If software requires RDTSC to be
- * executed only after all previous instructions have executed ... it can
- * execute LFENCE immediately before RDTSC").
- */
-static inline uint64_t vgtod_rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
 }
 
 /* The HPET's main counter, 64 or 32 bits wide. */
@@ -104,14 +117,6 @@ static inline uint64_t vgtod_read_tsc(const struct vsyscall_gtod_data *g)
 	return (int64_t)(cycles - last) < 0 ? last : cycles;
 }
 
-/*
- * Read clock `clock` into *ts. hpet is where the caller sees the HPET's
- * registers (the kernel: its ioremap; user mode: HPET_USER_ADDR), or NULL.
- * Returns false when this reader cannot answer: a clock id it does not
- * serve, or REALTIME/MONOTONIC/BOOTTIME with no user-readable counter
- * (VCLOCK_NONE). The caller then asks the kernel (a system call), which
- * falls back on its own jiffies-based time.
- */
 static inline bool vgtod_gettime(const struct vsyscall_gtod_data *g,
 				 const volatile void *hpet, clockid_t clock,
 				 struct timespec *ts)
@@ -170,6 +175,34 @@ static inline bool vgtod_gettime(const struct vsyscall_gtod_data *g,
 	ts->tv_nsec = ns;
 	return true;
 }
+
+/* LAB vdso: STUB
+static inline bool vgtod_gettime(const struct vsyscall_gtod_data *g,
+				 const volatile void *hpet, clockid_t clock,
+				 struct timespec *ts)
+{
+	// 1. Loop: seq as the comment above says (wait while it is odd,
+	//    compiler barriers), the reads, again if seq changed.
+	// 2. REALTIME, MONOTONIC, BOOTTIME (ccos never suspends: BOOTTIME is
+	//    MONOTONIC): the counter g->vclock_mode says; false for none.
+	//    ns = ((counter - cycle_last) & mask) * mult + wall_time_snsec,
+	//    shifted right by shift: a 128-bit product (unsigned __int128).
+	// 3. The coarse clocks: wall_time_coarse. Any other id: false.
+	// 4. MONOTONIC and MONOTONIC_COARSE add wall_to_monotonic.
+	// 5. Carry whole seconds out of the nanoseconds, fill *ts, true.
+	// Until then: the coarse clocks read once, and false for the rest
+	// (the kernel then answers the fine clocks with the coarse time).
+	(void)hpet;
+	if (clock != CLOCK_REALTIME_COARSE && clock != CLOCK_MONOTONIC_COARSE)
+		return false;
+	*ts = g->wall_time_coarse;
+	if (clock == CLOCK_MONOTONIC_COARSE) {
+		ts->tv_sec += g->wall_to_monotonic.tv_sec + (ts->tv_nsec + g->wall_to_monotonic.tv_nsec) / NSEC_PER_SEC;
+		ts->tv_nsec = (ts->tv_nsec + g->wall_to_monotonic.tv_nsec) % NSEC_PER_SEC;
+	}
+	return true;
+}
+   LAB vdso: END */
 
 /* time(): the wall clock's seconds at the last tick; one aligned load. */
 static inline time64_t vgtod_time(const struct vsyscall_gtod_data *g)
