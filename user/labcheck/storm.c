@@ -2,7 +2,6 @@
 #include "labcheck.h"
 #include "vdsoutil.h"
 
-#define __NR_settimeofday	164
 #define STORM_MS		300
 #define JUMP_SEC		100000	/* a torn read of a jump this size shows */
 
