@@ -143,10 +143,11 @@ uint64_t tsc_calibrate_counter(const struct calib_counter *c)
 	// 2. A pair: the TSC read just before and just after c->read(), a
 	//    few tries, the tightest one kept (its midpoint is when the
 	//    counter was read; a helper function of yours). Then spin
-	//    until the counter has counted that many, its wrap at c->mask in mind, giving up
-	//    (return 0) after CALIBRATE_SPINS tries; then another pair.
-	// 3. The counts between the pairs in nanoseconds,
-	//    and TSC cycles per millisecond of them: kHz.
+	//    until the counter has counted that many, its wrap at c->mask
+	//    in mind, giving up (return 0) after CALIBRATE_SPINS tries; then
+	//    another pair.
+	// 3. The counts between the pairs in nanoseconds, and TSC cycles
+	//    per millisecond of them: kHz.
 	(void)c;
 	return 0;
 }
