@@ -125,8 +125,10 @@ void proc_exit(int status)
 		p->vfork_parent = NULL;
 	}
 	p->exit_status = status;
-	if (p != leader)	/* its time stays the process's (kernel/sched/cputime.c) */
+	if (p != leader) {	/* its time stays the process's (kernel/sched/cputime.c) */
+		account_runtime(p);
 		cputime_add(&leader->dead_threads, p->time);
+	}
 	p->state = p == leader ? PROC_ZOMBIE : PROC_DEAD;
 	if (thread_group_alive(leader)) {
 		signal_retarget(p, ~0ul);	/* what it might have taken */

@@ -32,6 +32,7 @@ static const char *const programs[] = {
 	"/bin/muslseg",
 	"/bin/musltimer",
 	"/bin/muslselect",
+	"/bin/muslcpuclock",
 	"/bin/sysabi",
 	"/bin/sysclone",
 	"/bin/sysbusy",
@@ -55,6 +56,7 @@ static const char *const optional[] = {
 	"/bin/muslseg",
 	"/bin/musltimer",
 	"/bin/muslselect",
+	"/bin/muslcpuclock",
 	"/bin/glibctest",
 };
 #define NOT_BUILT	(-ENOENT)

@@ -36,6 +36,7 @@
 #define ENOTEMPTY	39	/* directory not empty */
 #define ELOOP		40	/* too many symbolic links */
 #define EOVERFLOW	75	/* value too large for defined data type */
+#define EOPNOTSUPP	95	/* operation not supported */
 #define ETIMEDOUT	110	/* timed out */
 
 /*

@@ -75,6 +75,7 @@ struct process {
 	int cpu;			/* the CPU it runs or last ran on */
 	const struct module_file *exe;	/* the program, which /proc/self/exe names */
 	struct cputime time;		/* this thread's */
+	uint64_t ran_since;		/* CLOCK_MONOTONIC ns when it last began to run */
 	/* Of a group leader: its ended threads' time, and its reaped children's. */
 	struct cputime dead_threads, children;
 	/* A kernel buffer the user copies accept while sendfile runs (fs/sendfile.c). */
@@ -99,6 +100,9 @@ void clear_child_tid(struct process *p);
 
 /* kernel/sched/cputime.c: the tick charges the time, threads and wait add it up */
 void account_tick(const struct trap_frame *tf);
+void account_runtime(struct process *p);	/* add the time p ran since ran_since */
+uint64_t thread_runtime(const struct process *t);	/* what it ran, so far */
+uint64_t group_runtime(const struct process *leader);	/* the same for its whole process */
 struct cputime group_cputime(const struct process *leader);	/* its threads', ended ones too */
 void cputime_add(struct cputime *to, struct cputime t);
 uint64_t ns_to_clock_t(uint64_t ns);	/* in USER_HZ ticks */

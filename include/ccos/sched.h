@@ -6,9 +6,14 @@
 
 struct process;
 
-/* CPU time in nanoseconds, charged a tick at a time (kernel/sched/cputime.c). */
+/*
+ * CPU time in nanoseconds (kernel/sched/cputime.c): user and system time
+ * charged a tick at a time; runtime measured at each switch (Linux's
+ * sum_exec_runtime, what CLOCK_THREAD_CPUTIME_ID reads).
+ */
 struct cputime {
 	uint64_t user, sys;
+	uint64_t runtime;
 };
 
 __noreturn void scheduler(void);

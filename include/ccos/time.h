@@ -40,6 +40,15 @@ long timeout_deadline(const struct timespec __user *uts, uint64_t *deadline); /*
 int do_settimeofday(const struct timespec *ts, const struct timezone *tz);	/* either may be NULL */
 void ktime_boot_wall(struct timespec *ts);	/* the wall clock at boot */
 
+/* CPU-time clocks (kernel/time/posix-cpu-timers.c), under the kernel lock; -EINVAL for none. */
+bool is_cpu_clock(clockid_t clock);
+int cpu_clock_resolve(clockid_t clock, clockid_t *resolved);	/* pid 0 made the caller's */
+int cpu_clock_sample(clockid_t resolved, uint64_t *ns);	/* anyone's, at any time */
+int cpu_clock_gettime(clockid_t clock, struct timespec *ts);
+int cpu_clock_getres(clockid_t clock, struct timespec *res);
+long cpu_clock_nanosleep(clockid_t clock, int flags, const struct timespec *req,
+			 struct timespec __user *rem);
+
 /* Timers (kernel/time/itimer.c, posix-timers.c): run from the scheduler's pass. */
 void timers_run(uint64_t now);			/* every timer whose time has come */
 void itimers_run(uint64_t now);			/* setitimer's */

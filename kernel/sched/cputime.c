@@ -35,10 +35,47 @@ void account_tick(const struct trap_frame *tf)
 	}
 }
 
+/*
+ * The runtime is measured, not sampled: the scheduler notes the time a
+ * thread begins to run (ran_since) and adds what it ran when it switches
+ * away, as Linux's update_curr adds to sum_exec_runtime. A thread running
+ * now has also run since ran_since. Under the kernel lock, which the
+ * scheduler holds from switch to switch: no reader sees half of it.
+ */
+void account_runtime(struct process *p)
+{
+	uint64_t now = ktime_get_ns();
+
+	p->time.runtime += now - p->ran_since;
+	p->ran_since = now;
+}
+
+uint64_t thread_runtime(const struct process *t)
+{
+	uint64_t ns = t->time.runtime;
+
+	if (t->state == PROC_RUNNING)
+		ns += ktime_get_ns() - t->ran_since;
+	return ns;
+}
+
+/* Its threads' (a thread that ended added its own to the leader's dead_threads: proc_exit). */
+uint64_t group_runtime(const struct process *leader)
+{
+	uint64_t ns = leader->dead_threads.runtime;
+	struct process *t;
+
+	for_each_thread(t, leader)
+		if (t->state != PROC_DEAD)
+			ns += thread_runtime(t);
+	return ns;
+}
+
 void cputime_add(struct cputime *to, struct cputime t)
 {
 	to->user += t.user;
 	to->sys += t.sys;
+	to->runtime += t.runtime;
 }
 
 /*

@@ -38,7 +38,9 @@ static void run(struct process *p)
 	fsgs_load(p);
 	__asm__ volatile("fxrstor64 %0" : : "m"(p->fpu));
 	c->switches++;
+	p->ran_since = ktime_get_ns();
 	switch_to(&c->scheduler_context, p->context);
+	account_runtime(p);
 	__asm__ volatile("fxsave64 %0" : "=m"(p->fpu));
 	fsgs_save(p);
 	this_cpu()->current = NULL;

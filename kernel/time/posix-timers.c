@@ -8,11 +8,15 @@
 /*
  * A process's timers, each with an id of its own (timer_t, from 0), on
  * CLOCK_REALTIME, CLOCK_MONOTONIC or CLOCK_BOOTTIME (the same clock as
- * MONOTONIC here: ccos never suspends). A timer is due at a
- * CLOCK_MONOTONIC deadline, which the scheduler's pass at each tick
- * checks, as the alarm's; an absolute CLOCK_REALTIME time is turned into
- * one when set (ccos's wall clock is never set, so the two keep their
- * distance). A timer with an interval starts again at each expiry.
+ * MONOTONIC here: ccos never suspends), CLOCK_TAI, or a CPU-time clock.
+ * A timer on the clocks of time is due at a CLOCK_MONOTONIC deadline,
+ * which the scheduler's pass at each tick checks, as the alarm's; an
+ * absolute CLOCK_REALTIME time is turned into one when set (ccos's wall
+ * clock is never set, so the two keep their distance). A timer on a
+ * CPU-time clock keeps the clock with its owner named (pid 0 resolved:
+ * posix-cpu-timers.c) and is due when that clock reaches its deadline,
+ * which the same pass samples at each tick; it stops for good when its
+ * owner ends. A timer with an interval starts again at each expiry.
  *
  * At an expiry it queues its signal (SIGEV_SIGNAL: to the process;
  * SIGEV_THREAD_ID: to one of its threads; SIGEV_NONE: none), with
@@ -45,7 +49,7 @@ struct k_itimer {
 	clockid_t clock;
 	int notify, signo, tid;
 	uint64_t value;
-	uint64_t expires;	/* CLOCK_MONOTONIC ns; 0: not armed */
+	uint64_t expires;	/* CLOCK_MONOTONIC ns, or the CPU clock's; 0: not armed */
 	uint64_t interval;
 	int64_t overrun;	/* expiries since the signal was queued */
 	int overrun_last;	/* what the last signal carried */
@@ -97,6 +101,13 @@ static void unqueue(struct k_itimer *t)
 	t->overrun = 0;
 }
 
+/* Now on the timer's clock, given CLOCK_MONOTONIC's; false if its CPU clock's owner is gone. */
+static bool timer_now(const struct k_itimer *t, uint64_t mono, uint64_t *now)
+{
+	*now = mono;
+	return !is_cpu_clock(t->clock) || !cpu_clock_sample(t->clock, now);
+}
+
 static void fire(struct k_itimer *t, uint64_t now)
 {
 	uint64_t missed = t->interval ? (now - t->expires) / t->interval : 0;
@@ -123,11 +134,12 @@ static void fire(struct k_itimer *t, uint64_t now)
 void timers_run(uint64_t now)
 {
 	struct k_itimer *t;
+	uint64_t at;
 
 	itimers_run(now);
 	for (t = timers; t < timers + NTIMERS; t++)
-		if (t->tgid && t->expires && now >= t->expires)
-			fire(t, now);
+		if (t->tgid && t->expires && timer_now(t, now, &at) && at >= t->expires)
+			fire(t, at);
 }
 
 /*
@@ -139,11 +151,11 @@ void timers_run(uint64_t now)
 void posix_timer_dequeued(struct process *p, siginfo_t *info)
 {
 	struct k_itimer *t = find_timer(p->tgid, info->timer.id);
-	uint64_t now = ktime_get_ns();
+	uint64_t now;
 
 	if (!t)
 		return;
-	if (t->interval && t->expires && now >= t->expires) {
+	if (t->interval && t->expires && timer_now(t, ktime_get_ns(), &now) && now >= t->expires) {
 		uint64_t due = 1 + (now - t->expires) / t->interval;
 
 		t->overrun += due;
@@ -155,10 +167,16 @@ void posix_timer_dequeued(struct process *p, siginfo_t *info)
 	t->queued = false;
 }
 
-static bool clock_has_timers(clockid_t clock)
+/* The clocks with timers: EINVAL for the others, as Linux; a CPU clock as its owner. */
+static int timer_clock(clockid_t clock, clockid_t *resolved)
 {
-	return clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC || clock == CLOCK_BOOTTIME ||
-	       clock == CLOCK_TAI;
+	*resolved = clock;
+	if (is_cpu_clock(clock))
+		return cpu_clock_resolve(clock, resolved);
+	if (clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC || clock == CLOCK_BOOTTIME ||
+	    clock == CLOCK_TAI)
+		return 0;
+	return -EINVAL;
 }
 
 static int lowest_free_id(int tgid)
@@ -177,7 +195,7 @@ long sys_timer_create(clockid_t clock, struct sigevent __user *uev, int __user *
 	struct k_itimer *t = free_slot();
 	struct process *target;
 
-	if (!clock_has_timers(clock))
+	if (timer_clock(clock, &clock))
 		return -EINVAL;
 	if (uev && copy_from_user(&ev, uev, sizeof(ev)))
 		return -EFAULT;
@@ -221,9 +239,11 @@ static bool timespec_valid(const struct timespec *ts)
 /* The time left, and the interval. A timer due but not yet run has 1 ns left, as on Linux. */
 static void timer_get(const struct k_itimer *t, struct itimerspec *its)
 {
-	uint64_t now = ktime_get_ns(), left = 0;
+	uint64_t now, left = 0;
 
-	if (t->expires && t->expires > now)
+	if (!timer_now(t, ktime_get_ns(), &now))
+		;		/* its CPU clock's owner is gone: it never fires */
+	else if (t->expires && t->expires > now)
 		left = t->expires - now;
 	else if (t->expires && t->interval)	/* a SIGEV_NONE timer is never run: its next expiry */
 		left = t->interval - (now - t->expires) % t->interval;
@@ -244,12 +264,17 @@ long sys_timer_gettime(int id, struct itimerspec __user *ucur)
 	return copy_to_user(ucur, &its, sizeof(its)) ? -EFAULT : 0;
 }
 
-/* The deadline on CLOCK_MONOTONIC of an it_value, relative or absolute on the timer's clock. */
+/*
+ * The deadline of an it_value, relative or absolute on the timer's clock:
+ * on CLOCK_MONOTONIC, or on its CPU clock.
+ */
 static uint64_t deadline_of(const struct k_itimer *t, int flags, const struct timespec *value)
 {
 	struct timespec now;
 	uint64_t mono = ktime_get_ns(), at = timespec_ns(value), clock_now;
 
+	if (is_cpu_clock(t->clock))
+		return flags & TIMER_ABSTIME || !timer_now(t, mono, &clock_now) ? at : clock_now + at;
 	if (!(flags & TIMER_ABSTIME))
 		return mono + at;
 	do_clock_gettime(t->clock, &now);

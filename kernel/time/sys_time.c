@@ -178,18 +178,32 @@ long sys_nanosleep(const struct timespec __user *ureq, struct timespec __user *r
 	return sleep_until_ns(after_now(&req), rem);
 }
 
+/*
+ * As Linux: a clock that does not exist is EINVAL, one it gives no sleep
+ * (the raw and coarse clocks, the caller's thread CPU clock) EOPNOTSUPP,
+ * before the request is read. The CPU-time clocks: posix-cpu-timers.c.
+ */
+static long clock_can_sleep(int clock)
+{
+	struct timespec res;
+
+	if (clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC || clock == CLOCK_BOOTTIME ||
+	    clock == CLOCK_TAI || (is_cpu_clock(clock) && clock != CLOCK_THREAD_CPUTIME_ID))
+		return 0;
+	return do_clock_getres(clock, &res) ? -EINVAL : -EOPNOTSUPP;
+}
+
 long sys_clock_nanosleep(int clock, int flags, const struct timespec __user *ureq,
 			 struct timespec __user *rem)
 {
 	struct timespec req, now;
-	long err = read_request(ureq, &req);
+	long err = clock_can_sleep(clock);
 	int64_t ns;
 
-	if (err)
+	if (err || (err = read_request(ureq, &req)))
 		return err;
-	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC && clock != CLOCK_BOOTTIME &&
-	    clock != CLOCK_TAI)
-		return -EINVAL;
+	if (is_cpu_clock(clock))
+		return cpu_clock_nanosleep(clock, flags, &req, rem);
 	if (req.tv_sec >= FOREVER_SEC)
 		return sleep_until_ns(~0ull, flags & TIMER_ABSTIME ? NULL : rem);
 	ns = req.tv_sec * NSEC_PER_SEC + req.tv_nsec;

@@ -45,6 +45,8 @@ static clockid_t clock_served_as(clockid_t clock)
  */
 int do_clock_gettime(clockid_t clock, struct timespec *ts)
 {
+	if (is_cpu_clock(clock))
+		return cpu_clock_gettime(clock, ts);
 	if (!clock_id_valid(clock))
 		return -EINVAL;
 	clock = clock_served_as(clock);
@@ -64,6 +66,8 @@ int do_clock_getres(clockid_t clock, struct timespec *res)
 	const struct clocksource *cs = timekeeping_clocksource();
 	uint64_t ns = NSEC_PER_SEC / HZ;
 
+	if (is_cpu_clock(clock))
+		return cpu_clock_getres(clock, res);
 	if (!clock_id_valid(clock))
 		return -EINVAL;
 	clock = clock_served_as(clock);

@@ -203,7 +203,7 @@ static void check_rusage(int at)
 static void times_and_usage(void)
 {
 	static const int who[] = { 0, -1, 1 };
-	static const int clocks[] = { 0, 1, 4, 5, 6, 7 };
+	static const int clocks[] = { 0, 1, 2, 3, 4, 5, 6, 7, -2, -6 };	/* -2, -6: CPU-time clocks */
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(who); i++) {

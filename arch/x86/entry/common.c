@@ -5,6 +5,7 @@
 #include <ccos/errno.h>
 #include <ccos/spinlock.h>
 #include <ccos/lab.h>
+#include <ccos/time.h>
 #include <asm/unistd_64.h>
 #include <asm/vsyscall.h>
 #include <asm/x86.h>

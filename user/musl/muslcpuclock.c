@@ -1,0 +1,304 @@
+/* muslcpuclock: the CPU-time clocks (a thread's, a process's, another's from clock_getcpuclockid) with clock_gettime, clock_getres, clock_nanosleep and timers, as on Linux. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/wait.h>
+#include "ktap.h"
+#include "threadutil.h"
+
+/* Linux's encoding of a CPU-time clock (include/linux/posix-timers_types.h): ~pid above 3 bits. */
+#define CPUCLOCK_PROF		0
+#define CPUCLOCK_SCHED		2
+#define CPUCLOCK_PERTHREAD	4
+#define PROCESS_CLOCK(pid, which) ((clockid_t)(~(unsigned int)(pid) << 3) | (which))
+#define THREAD_CLOCK(tid, which) PROCESS_CLOCK(tid, (which) | CPUCLOCK_PERTHREAD)
+#define MSEC			1000000ll
+#define GIVE_UP_NS		(10000 * MSEC)	/* a busy loop that ends sooner, or the case fails */
+
+static long long ts_ns(const struct timespec *ts)
+{
+	return ts->tv_sec * 1000000000ll + ts->tv_nsec;
+}
+
+/* The time on clock, or -1 with errno. */
+static long long clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	return syscall(SYS_clock_gettime, clock, &ts) ? -1 : ts_ns(&ts);
+}
+
+/* Run until clock has gone on by ns, or GIVE_UP_NS of the monotonic clock: 1, or 0 with the reason. */
+static int spin_on(clockid_t clock, long long ns)
+{
+	long long start = clock_ns(clock), t0 = clock_ns(CLOCK_MONOTONIC);
+
+	while (clock_ns(clock) - start < ns)
+		if (clock_ns(CLOCK_MONOTONIC) - t0 > GIVE_UP_NS)
+			return fail("clock %d moved %lld ns in 10 s of a busy loop", clock,
+				    clock_ns(clock) - start);
+	return 1;
+}
+
+static long raw_nanosleep(clockid_t clock, int flags, long long ns, struct timespec *rem)
+{
+	struct timespec req = { ns / 1000000000, ns % 1000000000 };
+
+	return syscall(SYS_clock_nanosleep, clock, flags, &req, rem) ? -errno : 0;
+}
+
+/* A thread's clock runs while it runs, within the time that passes, and stands while it sleeps. */
+static int test_thread_clock_runs_with_the_thread(void)
+{
+	long long mono0 = clock_ns(CLOCK_MONOTONIC), t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), t1, t2;
+	long long last = t0;
+	int i;
+
+	if (t0 < 0)
+		return fail("clock_gettime(CLOCK_THREAD_CPUTIME_ID): %s", strerror(errno));
+	if (!spin_on(CLOCK_THREAD_CPUTIME_ID, 30 * MSEC))
+		return 0;
+	t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	if (t1 - t0 > clock_ns(CLOCK_MONOTONIC) - mono0)
+		return fail("%lld ns of CPU time in %lld ns", t1 - t0, clock_ns(CLOCK_MONOTONIC) - mono0);
+	sleep_ms(50);
+	t2 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	if (t2 - t1 >= 50 * MSEC)
+		return fail("a 50 ms sleep counted %lld ns of CPU time", t2 - t1);
+	for (i = 0; i < 10000; i++, last = t2)
+		if ((t2 = clock_ns(CLOCK_THREAD_CPUTIME_ID)) < last)
+			return fail("the clock went back from %lld to %lld", last, t2);
+	return 1;
+}
+
+static volatile int stop, spinner_ready;
+static clockid_t spinner_clock;
+
+static void *spinner(void *arg)
+{
+	(void)arg;
+	pthread_getcpuclockid(pthread_self(), &spinner_clock);
+	__atomic_store_n(&spinner_ready, 1, __ATOMIC_RELEASE);
+	while (!stop)
+		;
+	return NULL;
+}
+
+static int start_spinner(pthread_t *t)
+{
+	stop = spinner_ready = 0;
+	if (pthread_create(t, NULL, spinner, NULL))
+		return 0;
+	while (!__atomic_load_n(&spinner_ready, __ATOMIC_ACQUIRE))
+		sched_yield();
+	return 1;
+}
+
+/*
+ * pthread_getcpuclockid's clock of another thread runs while that one
+ * spins; the process's clock holds both threads' time, and keeps the
+ * thread's when it ends (on ccos that is its end: Linux may still know the
+ * thread a moment after pthread_join, so its clock is not checked after).
+ */
+static int test_process_clock_sums_threads(void)
+{
+	pthread_t t;
+	clockid_t clock;
+	long long p0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID), spun, p1, p2;
+
+	if (!start_spinner(&t))
+		return fail("pthread_create");
+	clock = spinner_clock;
+	if (!spin_on(clock, 30 * MSEC)) {
+		stop = 1;
+		pthread_join(t, NULL);
+		return 0;
+	}
+	stop = 1;
+	spun = clock_ns(clock);
+	p1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	pthread_join(t, NULL);
+	p2 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	if (p1 - p0 < 30 * MSEC || p2 < p1)
+		return fail("process clock %lld, %lld, %lld ns (a thread ran %lld)", p0, p1, p2, spun);
+	return 1;
+}
+
+/* Linux: the runtime clocks resolve a nanosecond, the sampled ones a tick (1/HZ). */
+static int test_clock_getres(void)
+{
+	struct timespec res;
+	clockid_t prof = PROCESS_CLOCK(0, CPUCLOCK_PROF);
+
+	if (clock_getres(CLOCK_PROCESS_CPUTIME_ID, &res) || res.tv_sec || res.tv_nsec != 1)
+		return fail("CLOCK_PROCESS_CPUTIME_ID's resolution: not 1 ns");
+	if (clock_getres(CLOCK_THREAD_CPUTIME_ID, &res) || res.tv_sec || res.tv_nsec != 1)
+		return fail("CLOCK_THREAD_CPUTIME_ID's resolution: not 1 ns");
+	if (syscall(SYS_clock_getres, prof, &res) || res.tv_sec || res.tv_nsec < MSEC ||
+	    res.tv_nsec > 10 * MSEC)
+		return fail("the PROF clock's resolution %ld ns: not a tick", res.tv_nsec);
+	if (syscall(SYS_clock_getres, CLOCK_THREAD_CPUTIME_ID, NULL))
+		return fail("clock_getres(NULL): %s", strerror(errno));
+	return 1;
+}
+
+/* Another process's clock (clock_getcpuclockid) runs while it runs, and is gone once it is reaped. */
+static int test_clock_of_another_process(void)
+{
+	pid_t pid = fork();
+	clockid_t clock, thread;
+	int status, ok;
+
+	if (pid == 0)
+		for (;;)
+			;
+	if (clock_getcpuclockid(pid, &clock))
+		return kill(pid, SIGKILL), fail("clock_getcpuclockid(child) failed");
+	thread = THREAD_CLOCK(pid, CPUCLOCK_SCHED);
+	ok = spin_on(clock, 20 * MSEC);
+	if (ok && (clock_ns(thread) != -1 || errno != EINVAL))
+		ok = fail("a thread clock of another process: not EINVAL");
+	if (ok && raw_nanosleep(thread, 0, 1, NULL) != -EINVAL)
+		ok = fail("clock_nanosleep on another process's thread: not EINVAL");
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	if (ok && (clock_ns(clock) != -1 || errno != EINVAL))
+		ok = fail("the clock of a reaped process: not EINVAL");
+	if (ok && !clock_getcpuclockid(pid, &clock))	/* POSIX: ESRCH; musl 1.2.5 says EINVAL */
+		ok = fail("clock_getcpuclockid(reaped) succeeded");
+	return ok;
+}
+
+static int test_clock_errors(void)
+{
+	struct timespec ts;
+
+	if (syscall(SYS_clock_gettime, THREAD_CLOCK(0, 3), &ts) != -1 || errno != EINVAL ||
+	    syscall(SYS_clock_getres, THREAD_CLOCK(0, 3), &ts) != -1 || errno != EINVAL)
+		return fail("a CPU clock counting neither: not EINVAL");
+	if (syscall(SYS_clock_gettime, PROCESS_CLOCK(0, 3), &ts) != -1 || errno != EINVAL)
+		return fail("the clock of descriptor 0 (CLOCKFD): not EINVAL");
+	if (syscall(SYS_clock_gettime, PROCESS_CLOCK(99999, CPUCLOCK_SCHED), &ts) != -1 ||
+	    errno != EINVAL)
+		return fail("the clock of no process: not EINVAL");
+	if (raw_nanosleep(CLOCK_THREAD_CPUTIME_ID, 0, 1, NULL) != -EOPNOTSUPP ||
+	    syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC_RAW, 0, NULL, NULL) != -1 ||
+	    errno != EOPNOTSUPP || raw_nanosleep(CLOCK_MONOTONIC_COARSE, 0, 1, NULL) != -EOPNOTSUPP)
+		return fail("clock_nanosleep on a clock without sleeps: not EOPNOTSUPP");
+	if (raw_nanosleep(THREAD_CLOCK(0, CPUCLOCK_SCHED), 0, 1, NULL) != -EINVAL ||
+	    raw_nanosleep(THREAD_CLOCK(gettid_(), CPUCLOCK_SCHED), 0, 1, NULL) != -EINVAL ||
+	    raw_nanosleep(42, 0, 1, NULL) != -EINVAL)
+		return fail("clock_nanosleep on its own thread's clock or clock 42: not EINVAL");
+	return 1;
+}
+
+/* Sleeping on the process's clock and on another thread's, which a spinning thread moves. */
+static int test_clock_nanosleep(void)
+{
+	pthread_t t;
+	long long p0, p1, target;
+	int err, err2, err3;
+
+	if (!start_spinner(&t))
+		return fail("pthread_create");
+	p0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	err = raw_nanosleep(CLOCK_PROCESS_CPUTIME_ID, 0, 30 * MSEC, NULL);
+	p1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	target = clock_ns(spinner_clock) + 20 * MSEC;
+	err2 = raw_nanosleep(spinner_clock, TIMER_ABSTIME, target, NULL);
+	err3 = raw_nanosleep(spinner_clock, TIMER_ABSTIME, 1, NULL);	/* long past */
+	stop = 1;
+	if (err || err2 || err3)
+		return pthread_join(t, NULL), fail("clock_nanosleep: %d, %d, %d", err, err2, err3);
+	if (p1 - p0 < 30 * MSEC || clock_ns(spinner_clock) < target)
+		return pthread_join(t, NULL), fail("woke early: %lld ns of 30 ms", p1 - p0);
+	pthread_join(t, NULL);
+	return 1;
+}
+
+static volatile sig_atomic_t fired;
+
+static void on_usr1(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)uc;
+	fired = si->si_code == SI_TIMER ? 1 : -1;
+}
+
+/* A timer on the process's CPU clock: it stands while the process sleeps, and fires once it ran out. */
+static int test_timer_on_process_clock(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_usr1, .sa_flags = SA_SIGINFO };
+	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGUSR1 };
+	struct itimerspec its = { { 0, 0 }, { 0, 30 * MSEC } }, cur;
+	long long p0, t0;
+	timer_t timer;
+
+	sigaction(SIGUSR1, &sa, NULL);
+	if (timer_create(CLOCK_PROCESS_CPUTIME_ID, &ev, &timer))
+		return fail("timer_create(CLOCK_PROCESS_CPUTIME_ID): %s", strerror(errno));
+	p0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	timer_settime(timer, 0, &its, NULL);
+	sleep_ms(50);
+	timer_gettime(timer, &cur);
+	if (fired || cur.it_value.tv_sec || cur.it_value.tv_nsec <= 15 * MSEC)
+		return fail("after a 50 ms sleep: fired %d, %ld ns left of 30 ms", fired,
+			    cur.it_value.tv_nsec);
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	while (!fired && clock_ns(CLOCK_MONOTONIC) - t0 < GIVE_UP_NS)
+		;
+	if (fired != 1)
+		return fail("no SI_TIMER signal after 10 s of a busy loop (%d)", fired);
+	if (clock_ns(CLOCK_PROCESS_CPUTIME_ID) - p0 < 30 * MSEC)
+		return fail("fired after %lld ns of CPU time", clock_ns(CLOCK_PROCESS_CPUTIME_ID) - p0);
+	return timer_delete(timer) ? fail("timer_delete") : 1;
+}
+
+/* A timer on the thread's own clock, to the thread; none on another process's thread or a reaped one. */
+static int test_timer_on_thread_clock(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_usr1, .sa_flags = SA_SIGINFO };
+	struct sigevent ev = { .sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGUSR1 };
+	struct itimerspec its = { { 0, 0 }, { 0, 20 * MSEC } };
+	long long t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), m0 = clock_ns(CLOCK_MONOTONIC);
+	timer_t timer;
+	pid_t pid;
+	int status;
+
+	sigaction(SIGUSR1, &sa, NULL);
+	ev.sigev_notify_thread_id = gettid_();
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &timer) || timer_settime(timer, 0, &its, NULL))
+		return fail("timer_create(CLOCK_THREAD_CPUTIME_ID): %s", strerror(errno));
+	while (!fired && clock_ns(CLOCK_MONOTONIC) - m0 < GIVE_UP_NS)
+		;
+	if (fired != 1 || clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0 < 20 * MSEC)
+		return fail("fired %d after %lld ns of CPU time", fired,
+			    clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0);
+	timer_delete(timer);
+	if ((pid = fork()) == 0)
+		_exit(0);
+	if (syscall(SYS_timer_create, THREAD_CLOCK(pid, CPUCLOCK_SCHED), &ev, &timer) != -1 ||
+	    errno != EINVAL)
+		return waitpid(pid, &status, 0), fail("a timer on another process's thread: not EINVAL");
+	waitpid(pid, &status, 0);
+	if (syscall(SYS_timer_create, PROCESS_CLOCK(pid, CPUCLOCK_SCHED), &ev, &timer) != -1 ||
+	    errno != EINVAL)
+		return fail("a timer on a reaped process's clock: not EINVAL");
+	return 1;
+}
+
+static const struct ktap_test tests[] = {
+	{ "thread_clock_runs_with_the_thread", test_thread_clock_runs_with_the_thread },
+	{ "process_clock_sums_threads", test_process_clock_sums_threads },
+	{ "clock_getres", test_clock_getres },
+	{ "clock_of_another_process", test_clock_of_another_process },
+	{ "clock_errors", test_clock_errors },
+	{ "clock_nanosleep_on_cpu_clocks", test_clock_nanosleep },
+	{ "timer_on_process_clock", test_timer_on_process_clock },
+	{ "timer_on_thread_clock", test_timer_on_thread_clock },
+};
+
+int main(void)
+{
+	return KTAP_MAIN(tests);
+}
