@@ -1,4 +1,4 @@
-/* /proc files, made at open time: /proc/PID's and meminfo in Linux's format, and ccos's smpstat; cpuinfo, mounts and sys have files of their own. */
+/* /proc files, made at open time: /proc/PID's and meminfo in Linux's format, and ccos's smpstat; cpuinfo, maps, mounts and sys have files of their own. */
 #include <ccos/file.h>
 #include <ccos/proc.h>
 #include <ccos/vm.h>
@@ -12,80 +12,7 @@
 #include <ccos/clock.h>
 #include <asm/arch.h>
 
-#define MAPS_LINE_MAX	128	/* a line is at most 73 columns and a name */
 #define SMPSTAT_LINE_MAX 256	/* 63 columns of text, a CPU's number and 7 of at most 20 digits */
-
-/*
- * start-end perms offset dev inode, a space, then the name from column 74
- * (offset 73), as Linux pads it (show_map_vma); an area without a name
- * keeps the space.
- */
-static size_t maps_line(char *buf, size_t left, uint64_t start, uint64_t end, int prot,
-			uint64_t offset, const char *name)
-{
-	int n = snprintf(buf, left, "%08lx-%08lx %c%c%cp %08lx 00:00 0 ", start, end,
-			 prot & PROT_READ ? 'r' : '-', prot & PROT_WRITE ? 'w' : '-',
-			 prot & PROT_EXEC ? 'x' : '-', offset);
-
-	if (name)
-		n += snprintf(buf + n, left > (size_t)n ? left - n : 0, "%*s%s",
-			      n < 73 ? 73 - n : 0, "", name);
-	n += snprintf(buf + n, left > (size_t)n ? left - n : 0, "\n");
-	return MIN((size_t)n, left);
-}
-
-/* The gate pages: the same in every process, as the vsyscall mode makes them. */
-static const int vsyscall_prot[] = {
-	[VSYSCALL_NATIVE] = PROT_READ | PROT_EXEC,
-	[VSYSCALL_EMULATE] = PROT_READ | PROT_EXEC,
-	[VSYSCALL_XONLY] = PROT_EXEC,
-	[VSYSCALL_NONE] = 0,
-};
-
-/*
- * Linux merges neighbouring areas that would print alike (same
- * permissions, same name, the file offset running on): two brk calls make
- * one [heap], an mprotect undone leaves one line. ccos keeps one area per
- * mmap, brk or mprotect piece, and merges them here, as they are printed.
- */
-static bool continues(const struct vma *a, const struct vma *b)
-{
-	bool same_name = a->name == b->name || (a->name && b->name && !strcmp(a->name, b->name));
-	bool file = a->name && a->name[0] != '[';
-
-	return b->start == a->end && b->prot == a->prot && same_name &&
-	       (!file || b->offset == a->offset + (a->end - a->start));
-}
-
-static char *maps(struct process *p, size_t *len)
-{
-	struct mm *mm = p->mm;
-	struct vma *v, *last, *next;
-	size_t n = 0, size = ((mm ? mm->nr_vmas : 0) + 2) * MAPS_LINE_MAX;
-	char *buf;
-
-	if (!(buf = kmalloc(size)))
-		return NULL;
-	*len = 0;
-	if (!mm)
-		return buf;		/* a zombie's: empty, as Linux's */
-	for (v = vma_next(mm, 0); v; v = next) {
-		bool file = v->name && v->name[0] != '[';
-
-		for (last = v; (next = vma_next(mm, last->end)) && continues(last, next); last = next)
-			;
-		/* As Linux, the offset is the file's, and 0 for anonymous memory. */
-		n += maps_line(buf + n, size - n, v->start, last->end, v->prot,
-			       file ? v->offset : 0, v->name);
-	}
-	n += maps_line(buf + n, size - n, VVAR_ADDRESS, VVAR_ADDRESS + PAGE_SIZE,
-		       PROT_READ, 0, "[vvar]");
-	if (vsyscall_prot[boot_options.vsyscall])
-		n += maps_line(buf + n, size - n, VSYSCALL_ADDR, VSYSCALL_ADDR + PAGE_SIZE,
-			       vsyscall_prot[boot_options.vsyscall], 0, "[vsyscall]");
-	*len = n;
-	return buf;
-}
 
 /*
  * Linux's first lines of /proc/meminfo: all the frames, and the free ones
@@ -297,8 +224,8 @@ static const struct {
 	const char *name;
 	char *(*generate)(struct process *p, size_t *len);
 } pid_files[] = {
-	{ "cmdline", cmdline }, { "comm", comm }, { "maps", maps }, { "stat", pid_stat },
-	{ "status", status },
+	{ "cmdline", cmdline }, { "comm", comm }, { "maps", proc_maps }, { "smaps", proc_smaps },
+	{ "stat", pid_stat }, { "status", status },
 };
 
 /* The process of a path /proc/PID..., and the rest of the path ("" or "/..."); NULL if none. */

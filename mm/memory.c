@@ -279,7 +279,7 @@ void protect_pages(struct mm *mm, uint64_t s, uint64_t e, int prot)
 		page_window(va);
 		if (!(*pte & PTE_ADDR))
 			continue;
-		entry = (*pte & (PTE_ADDR | PTE_SHARED)) | flags;
+		entry = (*pte & (PTE_ADDR | PTE_SHARED | PTE_A | PTE_D)) | flags;	/* A, D: smaps counts them */
 		if ((flags & PTE_W) && frame_users(*pte & PTE_ADDR) > 1)
 			entry &= ~PTE_W;
 		*pte = entry;

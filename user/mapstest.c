@@ -1,4 +1,4 @@
-/* mapstest: /proc/self/maps against the mappings the program really has. */
+/* mapstest: /proc/self/maps and smaps against the mappings the program really has. */
 #include "maps/mapstest.h"
 
 /*
@@ -96,6 +96,9 @@ static const struct test tests[] = {
 	{ "vdso_line", test_vdso },
 	{ "vvar_and_vsyscall_lines", test_gate_pages },
 	{ "lines_match_memory", test_lines_match_memory },
+	{ "smaps_format", test_smaps_format },
+	{ "smaps_counts_written_pages", test_smaps_counts_written_pages },
+	{ "smaps_of_another_process", test_smaps_of_another_process },
 };
 
 int main(int argc, char **argv, char **envp)

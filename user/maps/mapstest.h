@@ -1,4 +1,4 @@
-/* mapstest's shared parts: /proc/self/maps read into lines (read.c), touching memory, the area cases (areas.c). */
+/* mapstest's shared parts: /proc/self/maps read into lines (read.c), touching memory, the area cases (areas.c), smaps (smaps.c). */
 #ifndef USER_MAPSTEST_H
 #define USER_MAPSTEST_H
 
@@ -45,5 +45,11 @@ int test_elf_headers(void);
 int test_stack(void);
 int test_heap(void);
 int test_vdso(void);
+
+/* ---- smaps.c: /proc/PID/smaps ---- */
+
+int test_smaps_format(void);
+int test_smaps_counts_written_pages(void);
+int test_smaps_of_another_process(void);
 
 #endif

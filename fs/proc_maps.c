@@ -1,0 +1,238 @@
+/* /proc/PID/maps and /proc/PID/smaps in Linux's format: the areas of an address space, and what each holds. */
+#include <ccos/file.h>
+#include <ccos/proc.h>
+#include <ccos/vm.h>
+#include <ccos/boot.h>
+#include <ccos/mm.h>
+#include <ccos/abi.h>
+#include <ccos/lib.h>
+#include <ccos/printk.h>
+#include <asm/arch.h>
+
+#define MAPS_LINE_MAX	128	/* a line is at most 73 columns and a name */
+#define SMAPS_AREA_MAX	1024	/* its maps line, 23 lines of at most 30 columns, VmFlags */
+
+/*
+ * start-end perms offset dev inode, a space, then the name from column 74
+ * (offset 73), as Linux pads it (show_map_vma); an area without a name
+ * keeps the space.
+ */
+static size_t maps_line(char *buf, size_t left, uint64_t start, uint64_t end, int prot,
+			uint64_t offset, const char *name)
+{
+	int n = snprintf(buf, left, "%08lx-%08lx %c%c%cp %08lx 00:00 0 ", start, end,
+			 prot & PROT_READ ? 'r' : '-', prot & PROT_WRITE ? 'w' : '-',
+			 prot & PROT_EXEC ? 'x' : '-', offset);
+
+	if (name)
+		n += snprintf(buf + n, left > (size_t)n ? left - n : 0, "%*s%s",
+			      n < 73 ? 73 - n : 0, "", name);
+	n += snprintf(buf + n, left > (size_t)n ? left - n : 0, "\n");
+	return MIN((size_t)n, left);
+}
+
+/* The gate pages: the same in every process, as the vsyscall mode makes them. */
+static const int vsyscall_prot[] = {
+	[VSYSCALL_NATIVE] = PROT_READ | PROT_EXEC,
+	[VSYSCALL_EMULATE] = PROT_READ | PROT_EXEC,
+	[VSYSCALL_XONLY] = PROT_EXEC,
+	[VSYSCALL_NONE] = 0,
+};
+
+/*
+ * Linux merges neighbouring areas that would print alike (same
+ * permissions, same name, the file offset running on): two brk calls make
+ * one [heap], an mprotect undone leaves one line. ccos keeps one area per
+ * mmap, brk or mprotect piece, and merges them here, as they are printed.
+ */
+static bool continues(const struct vma *a, const struct vma *b)
+{
+	bool same_name = a->name == b->name || (a->name && b->name && !strcmp(a->name, b->name));
+	bool file = a->name && a->name[0] != '[';
+
+	return b->start == a->end && b->prot == a->prot && same_name &&
+	       (!file || b->offset == a->offset + (a->end - a->start));
+}
+
+/* An area as /proc shows it: ccos's areas merged (first..last), or a gate page (first NULL). */
+struct shown_area {
+	uint64_t start, end, offset;
+	int prot;
+	const char *name;
+	const struct vma *first;
+};
+
+typedef size_t (*show_fn)(char *buf, size_t left, struct mm *mm, const struct shown_area *a);
+
+/* Each area of mm, then the gate pages, shown by show into a kmalloc'd buffer of per bytes an area. */
+static char *show_areas(struct mm *mm, size_t per, show_fn show, size_t *len)
+{
+	struct vma *v, *last, *next;
+	size_t n = 0, size = ((mm ? mm->nr_vmas : 0) + 2) * per;
+	struct shown_area a;
+	char *buf;
+
+	if (!(buf = kmalloc(size)))
+		return NULL;
+	*len = 0;
+	if (!mm)
+		return buf;		/* a zombie's: empty, as Linux's */
+	for (v = vma_next(mm, 0); v; v = next) {
+		bool file = v->name && v->name[0] != '[';
+
+		for (last = v; (next = vma_next(mm, last->end)) && continues(last, next); last = next)
+			;
+		/* As Linux, the offset is the file's, and 0 for anonymous memory. */
+		a = (struct shown_area){ v->start, last->end, file ? v->offset : 0, v->prot, v->name, v };
+		n += show(buf + n, size - n, mm, &a);
+	}
+	a = (struct shown_area){ VVAR_ADDRESS, VVAR_ADDRESS + PAGE_SIZE, 0, PROT_READ, "[vvar]", NULL };
+	n += show(buf + n, size - n, mm, &a);
+	a = (struct shown_area){ VSYSCALL_ADDR, VSYSCALL_ADDR + PAGE_SIZE, 0,
+				 vsyscall_prot[boot_options.vsyscall], "[vsyscall]", NULL };
+	if (a.prot)
+		n += show(buf + n, size - n, mm, &a);
+	*len = n;
+	return buf;
+}
+
+static size_t maps_area(char *buf, size_t left, struct mm *mm, const struct shown_area *a)
+{
+	(void)mm;
+	return maps_line(buf, left, a->start, a->end, a->prot, a->offset, a->name);
+}
+
+char *proc_maps(struct process *p, size_t *len)
+{
+	return show_areas(p->mm, MAPS_LINE_MAX, maps_area, len);
+}
+
+/*
+ * What the page tables hold of an area, in bytes, as Linux's
+ * smaps_account counts it. A frame is shared when more than one address
+ * space maps it: the vDSO's (PTE_SHARED), which every one maps; each
+ * other frame of ccos is its process's alone (fork copies them). Pss
+ * divides each frame among its mappers, in 1/4096 of a byte as Linux
+ * (PSS_SHIFT). Dirty: the CPU set the entry's D bit, a write through it;
+ * Referenced: its A bit. Anonymous: the frames of an area that is no
+ * file's, and the written ones of a file's (on Linux a write copies a
+ * private file page into an anonymous one).
+ */
+struct mem_size_stats {
+	uint64_t resident, referenced, anonymous;
+	uint64_t shared_clean, shared_dirty, private_clean, private_dirty;
+	uint64_t pss, pss_dirty;
+};
+
+static int address_spaces(void)
+{
+	struct process *p, *q;
+	int n = 0;
+
+	for (p = proc_table; p < proc_table + NPROC; p++) {
+		for (q = proc_table; q < p && (!p->mm || q->mm != p->mm); q++)
+			;
+		n += p->mm && q == p;
+	}
+	return n;
+}
+
+static void account_area(struct mm *mm, const struct shown_area *a, struct mem_size_stats *mss)
+{
+	bool file = a->name && a->name[0] != '[';
+	int sharers = address_spaces();
+	uint64_t va = a->start, *pte;
+
+	memset(mss, 0, sizeof(*mss));
+	if (!a->first)
+		return;		/* the gate pages: Linux counts no page of them either */
+	for (; (pte = pte_next(mm->pml4, &va, a->end)); va += PAGE_SIZE) {
+		bool dirty = *pte & PTE_D, shared = (*pte & PTE_SHARED) && sharers > 1;
+		uint64_t pss = ((uint64_t)PAGE_SIZE << 12) / (shared ? sharers : 1);
+
+		if (!(*pte & PTE_ADDR))
+			continue;
+		mss->resident += PAGE_SIZE;
+		mss->referenced += *pte & PTE_A ? PAGE_SIZE : 0;
+		mss->anonymous += !file && !(*pte & PTE_SHARED) ? PAGE_SIZE : file && dirty ? PAGE_SIZE : 0;
+		*(shared ? (dirty ? &mss->shared_dirty : &mss->shared_clean)
+			 : (dirty ? &mss->private_dirty : &mss->private_clean)) += PAGE_SIZE;
+		mss->pss += pss;
+		mss->pss_dirty += dirty ? pss : 0;
+	}
+}
+
+/*
+ * VmFlags, in Linux's order of its bits: the rights, what mprotect may
+ * give (mr mw me: every area of a process, none of a gate page), gd for
+ * the stack that grows down, ac for a private writable area (Linux
+ * accounts it against overcommit; it keeps the flag when mprotect takes
+ * the write away, ccos, which keeps no flags, not), and the vDSO's and
+ * vvar page's as Linux makes them special mappings (pf io: no page
+ * structures behind; de: not expanded by mremap; dd: not dumped).
+ */
+static size_t vm_flags(char *buf, size_t left, const struct shown_area *a)
+{
+	bool area = a->first, vvar = !area && a->prot == PROT_READ;
+	bool stack = a->name && !strcmp(a->name, "[stack]"), vdso = area && a->first->shared;
+	const struct {
+		bool set;
+		const char *name;
+	} flags[] = {
+		{ a->prot & PROT_READ, "rd" }, { a->prot & PROT_WRITE, "wr" },
+		{ a->prot & PROT_EXEC, "ex" }, { area || vvar, "mr" }, { area, "mw" },
+		{ area, "me" }, { stack, "gd" }, { vvar, "pf" }, { vvar, "io" },
+		{ vdso || vvar, "de" }, { area && (a->prot & PROT_WRITE), "ac" }, { vvar, "dd" },
+	};
+	size_t n = snprintf(buf, left, "VmFlags:");
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(flags); i++)
+		if (flags[i].set)
+			n += snprintf(buf + n, left > n ? left - n : 0, " %s", flags[i].name);
+	n += snprintf(buf + n, left > n ? left - n : 0, " \n");
+	return MIN(n, left);
+}
+
+/* The lines of sizes, in Linux's columns: a name in 16, then 8 for the kB. */
+static size_t smaps_sizes(char *buf, size_t left, const struct shown_area *a,
+			  const struct mem_size_stats *mss)
+{
+	const struct {
+		const char *name;
+		uint64_t bytes;
+	} lines[] = {
+		{ "Size:", a->end - a->start }, { "KernelPageSize:", PAGE_SIZE },
+		{ "MMUPageSize:", PAGE_SIZE }, { "Rss:", mss->resident }, { "Pss:", mss->pss >> 12 },
+		{ "Pss_Dirty:", mss->pss_dirty >> 12 }, { "Shared_Clean:", mss->shared_clean },
+		{ "Shared_Dirty:", mss->shared_dirty }, { "Private_Clean:", mss->private_clean },
+		{ "Private_Dirty:", mss->private_dirty }, { "Referenced:", mss->referenced },
+		{ "Anonymous:", mss->anonymous }, { "KSM:", 0 }, { "LazyFree:", 0 },
+		{ "AnonHugePages:", 0 }, { "ShmemPmdMapped:", 0 }, { "FilePmdMapped:", 0 },
+		{ "Shared_Hugetlb:", 0 }, { "Private_Hugetlb:", 0 }, { "Swap:", 0 }, { "SwapPss:", 0 },
+		{ "Locked:", 0 },
+	};
+	size_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(lines); i++)
+		n += snprintf(buf + n, left > n ? left - n : 0, "%-16s%8lu kB\n", lines[i].name,
+			      lines[i].bytes >> 10);
+	n += snprintf(buf + n, left > n ? left - n : 0, "%-16s%8d\n", "THPeligible:", 0);
+	return MIN(n, left);
+}
+
+static size_t smaps_area(char *buf, size_t left, struct mm *mm, const struct shown_area *a)
+{
+	struct mem_size_stats mss;
+	size_t n = maps_area(buf, left, mm, a);
+
+	account_area(mm, a, &mss);
+	n += smaps_sizes(buf + n, left - n, a, &mss);
+	return n + vm_flags(buf + n, left - n, a);
+}
+
+char *proc_smaps(struct process *p, size_t *len)
+{
+	return show_areas(p->mm, SMAPS_AREA_MAX, smaps_area, len);
+}
