@@ -33,6 +33,7 @@ static const char *const programs[] = {
 	"/bin/musltimer",
 	"/bin/muslselect",
 	"/bin/muslcpuclock",
+	"/bin/muslfutexv",
 	"/bin/sysabi",
 	"/bin/sysclone",
 	"/bin/sysbusy",
@@ -57,6 +58,7 @@ static const char *const optional[] = {
 	"/bin/musltimer",
 	"/bin/muslselect",
 	"/bin/muslcpuclock",
+	"/bin/muslfutexv",
 	"/bin/glibctest",
 };
 #define NOT_BUILT	(-ENOENT)

@@ -230,5 +230,8 @@ long sys_futex(uint32_t __user *uaddr, int op, uint32_t val, const struct timesp
 	       uint32_t __user *uaddr2, uint32_t val3);
 long sys_set_robust_list(uint64_t head, size_t len);
 long sys_get_robust_list(int tid, uint64_t __user *head, size_t __user *len);
+struct futex_waitv;
+long sys_futex_waitv(const struct futex_waitv __user *waiters, unsigned int n, unsigned int flags,
+		     const struct timespec __user *timeout, int clock);
 
 #endif

@@ -1,4 +1,4 @@
-/* Futexes: sleeping until a user word changes (wait, wake, requeue); robust lists are kernel/futex/robust.c's. */
+/* Futexes: sleeping until a user word changes (wait, wake, requeue, futex_waitv); robust lists are kernel/futex/robust.c's. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
 #include <ccos/vm.h>
@@ -35,7 +35,9 @@
  * process (and a vfork child) can meet on one.
  *
  * One queue, in arrival order, holds every waiter; each waiter's entry
- * lives on its own kernel stack while it sleeps. The queue is the kernel
+ * lives on its own kernel stack (futex_waitv's in a kmalloc'd vector)
+ * while it sleeps, and names what it sleeps on (several entries of one
+ * futex_waitv sleep on the same). The queue is the kernel
  * lock's (docs/smp.md): a waiter reads the word, compares and queues
  * itself under it, and sleeps with it (the scheduler takes it over), so a
  * wake on another CPU cannot slip in between.
@@ -46,6 +48,8 @@ struct futex_waiter {
 	bool private;
 	uint32_t bitset;
 	bool queued;
+	uint32_t val;		/* futex_waitv's: the value it waits while the word holds */
+	const void *sleeper;	/* the channel its thread sleeps on */
 	struct futex_waiter *next;
 };
 
@@ -93,7 +97,7 @@ static long wake_and_requeue(struct mm *mm, uint64_t uaddr, bool private, uint32
 			continue;
 		if (n > 0) {
 			dequeue(w);
-			wakeup(w);
+			wakeup(w->sleeper);
 			n--;
 		} else if (n2 > 0) {
 			w->uaddr = uaddr2;
@@ -117,7 +121,7 @@ static long futex_wait(uint32_t __user *uaddr, bool private, uint32_t val, uint6
 {
 	struct process *p = current();
 	struct futex_waiter w = { .mm = p->mm, .uaddr = (uint64_t)uaddr, .private = private,
-				  .bitset = bitset };
+				  .bitset = bitset, .sleeper = &w };
 	uint32_t cur;
 
 	if (get_user(cur, uaddr))
@@ -223,4 +227,101 @@ long sys_futex(uint32_t __user *uaddr, int op, uint32_t val, const struct timesp
 					(int)val, (uint64_t)uaddr2, n2);
 	}
 	return -ENOSYS;
+}
+
+/*
+ * futex_waitv (449): wait on up to 128 futexes at once, as Linux's. Each
+ * waiter is { val, uaddr, flags, __reserved }; flags says the size (only
+ * FUTEX2_SIZE_U32 is implemented, as on Linux) and FUTEX2_PRIVATE. The
+ * timeout is absolute, on CLOCK_MONOTONIC or CLOCK_REALTIME. The answer
+ * is the index of a futex woken (the highest, when several were), or
+ * EAGAIN when a word no longer holds its value, ETIMEDOUT, or a signal's
+ * -ERESTARTSYS. ccos does not implement FUTEX2_NUMA and FUTEX2_MPOL
+ * (futexes placed on a NUMA node): EINVAL.
+ */
+#define FUTEX_WAITV_MAX		128
+#define FUTEX2_SIZE_U32		0x02
+#define FUTEX2_SIZE_MASK	0x03
+#define FUTEX2_PRIVATE		FUTEX_PRIVATE_FLAG
+
+struct futex_waitv {
+	uint64_t val, uaddr;
+	uint32_t flags, reserved;
+};
+
+/* The waiters, checked in Linux's order: each one's fields, then every address, then every word. */
+static long waitv_setup(struct futex_waiter *w, const struct futex_waitv __user *uwaitv,
+			unsigned int n, const void *sleeper)
+{
+	struct futex_waitv v;
+	unsigned int i;
+	uint32_t cur;
+
+	for (i = 0; i < n; i++) {
+		if (copy_from_user(&v, &uwaitv[i], sizeof(v)))
+			return -EFAULT;
+		if ((v.flags & ~(FUTEX2_SIZE_MASK | FUTEX2_PRIVATE)) || v.reserved ||
+		    (v.flags & FUTEX2_SIZE_MASK) != FUTEX2_SIZE_U32 || v.val >> 32)
+			return -EINVAL;
+		w[i] = (struct futex_waiter){ .mm = current()->mm, .uaddr = v.uaddr,
+					      .private = v.flags & FUTEX2_PRIVATE,
+					      .bitset = FUTEX_BITSET_MATCH_ANY, .val = v.val,
+					      .sleeper = sleeper };
+	}
+	for (i = 0; i < n; i++) {
+		if (w[i].uaddr % 4)
+			return -EINVAL;
+		if (!access_ok((void __user *)w[i].uaddr, 4))
+			return -EFAULT;
+	}
+	for (i = 0; i < n; i++) {
+		if (get_user(cur, (uint32_t __user *)w[i].uaddr))
+			return -EFAULT;
+		if (cur != w[i].val)
+			return -EAGAIN;
+	}
+	return 0;
+}
+
+long sys_futex_waitv(const struct futex_waitv __user *uwaitv, unsigned int n, unsigned int flags,
+		     const struct timespec __user *timeout, int clock)
+{
+	struct process *p = current();
+	struct futex_waiter *w;
+	uint64_t deadline = 0;
+	long err, woken = -1;
+	unsigned int i;
+
+	if (flags || !n || n > FUTEX_WAITV_MAX || !uwaitv)
+		return -EINVAL;
+	if (timeout && clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
+		return -EINVAL;
+	if ((err = futex_deadline(FUTEX_WAIT_BITSET | (clock == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0),
+				  timeout, &deadline)))
+		return err;
+	if (!(w = kmalloc(n * sizeof(*w))))
+		return -ENOMEM;
+	if ((err = waitv_setup(w, uwaitv, n, w))) {
+		kfree(w);
+		return err;
+	}
+	for (i = 0; i < n; i++)
+		enqueue(&w[i]);
+	while (!signal_pending(p) && (!deadline || ktime_get_ns() < deadline)) {
+		for (i = 0; i < n && w[i].queued; i++)
+			;
+		if (i < n)
+			break;
+		sleep_until(w, deadline);
+	}
+	for (i = 0; i < n; i++) {
+		if (w[i].queued)
+			dequeue(&w[i]);
+		else
+			woken = i;
+	}
+	kfree(w);
+	if (woken >= 0)
+		return woken;
+	return signal_pending(p) ? -ERESTARTSYS : -ETIMEDOUT;
 }

@@ -28,11 +28,11 @@ import shell_session
 
 PROGRAMS = ["sigfault", "sigframe", "sigmask", "sigstate", "mapstest", "musltest", "muslsig",
             "muslthread", "muslgroup", "muslfutex", "muslclose", "muslsmp", "muslseg",
-            "musltimer", "muslselect", "muslcpuclock",
+            "musltimer", "muslselect", "muslcpuclock", "muslfutexv",
             "timetest", "watchdogtest", "sysabi", "sysclone", "sysbusy", "syslink", "syspath", "systty", "sysfile",
             "syswait", "sysclock", "sysfsinfo", "cowtest", "glibctest"]
 MUSL = {"musltest", "muslsig", "muslthread", "muslgroup", "muslfutex", "muslclose", "muslsmp", "muslseg",
-        "musltimer", "muslselect", "muslcpuclock"}
+        "musltimer", "muslselect", "muslcpuclock", "muslfutexv"}
 LINUX_X86_64 = pytest.mark.skipif(platform.system() != "Linux" or platform.machine() != "x86_64",
                                   reason="the programs are Linux x86-64 programs")
 

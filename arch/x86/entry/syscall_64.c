@@ -129,6 +129,7 @@ const syscall_fn syscall_table[NR_SYSCALLS] = {
 	ENTRY(__NR_tkill, sys_tkill),
 	ENTRY(__NR_time, sys_time),
 	ENTRY(__NR_futex, sys_futex),
+	ENTRY(__NR_futex_waitv, sys_futex_waitv),
 	ENTRY(__NR_sched_setaffinity, sys_sched_setaffinity),
 	ENTRY(__NR_sched_getaffinity, sys_sched_getaffinity),
 	ENTRY(__NR_getdents64, sys_getdents64),

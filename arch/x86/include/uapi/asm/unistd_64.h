@@ -151,5 +151,6 @@
 #define __NR_renameat2		316
 #define __NR_getrandom		318
 #define __NR_faccessat2		439
+#define __NR_futex_waitv	449
 
 #endif
