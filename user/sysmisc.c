@@ -117,6 +117,57 @@ static int test_enosys_without_lock(void)
 	return after - before < 200 ? 1 : ktap_fail("the kernel lock was taken %ld times", after - before);
 }
 
+/*
+ * What ccos leaves out answers as a Linux kernel built without it
+ * (docs/processes.md's table); ccos's contract alone: the host has them.
+ */
+#define EOPNOTSUPP		95
+#define ARCH_GET_CPUID		0x1011
+#define ARCH_GET_XCOMP_SUPP	0x1021
+#define ARCH_GET_UNTAG_MASK	0x4001
+#define ARCH_SHSTK_STATUS	0x5005
+#define CLOCK_REALTIME_ALARM	8
+#define CLOCK_BOOTTIME_ALARM	9
+
+static int test_left_out_calls(void)
+{
+	static const struct {
+		long nr;
+		const char *name;
+	} enosys[] = {
+		{ 101, "ptrace" }, { 154, "modify_ldt" }, { 172, "iopl" }, { 173, "ioperm" },
+		{ 205, "set_thread_area" }, { 211, "get_thread_area" }, { 240, "mq_open" },
+		{ 298, "perf_event_open" }, { 321, "bpf" }, { 323, "userfaultfd" },
+		{ 425, "io_uring_setup" },
+	};
+	static const int arch_codes[] = { ARCH_GET_CPUID, ARCH_GET_XCOMP_SUPP, ARCH_GET_UNTAG_MASK,
+					   ARCH_SHSTK_STATUS };
+	struct timespec ts = { 0, 1 };
+	unsigned long word, i;
+	char *page = map_pages(1);
+	int id;
+
+	if (!on_ccos())
+		return skip("ccos's answers: Linux has these calls");
+	for (i = 0; i < ARRAY_SIZE(enosys); i++)
+		if (!expect(syscall0(enosys[i].nr), -ENOSYS, enosys[i].name))
+			return 0;
+	for (i = 0; i < ARRAY_SIZE(arch_codes); i++)
+		if (!expect(syscall2(__NR_arch_prctl, arch_codes[i], (long)&word), -EINVAL,
+			    "arch_prctl's CPUID, XCOMP, LAM and shadow-stack codes"))
+			return 0;
+	return expect(syscall2(330, 0, 0), -ENOSPC, "pkey_alloc") &&
+	       expect(syscall2(330, 1, 0), -EINVAL, "pkey_alloc(flags 1)") &&
+	       expect(syscall1(331, 0), -EINVAL, "pkey_free(0)") &&
+	       expect(syscall4(329, (long)page, PAGE_SIZE, PROT_READ, 0), 0, "pkey_mprotect(key 0)") &&
+	       expect(syscall4(329, (long)page, PAGE_SIZE, PROT_READ, 1), -EINVAL, "pkey_mprotect(key 1)") &&
+	       expect(clock_gettime(CLOCK_REALTIME_ALARM, &ts), -EINVAL, "CLOCK_REALTIME_ALARM") &&
+	       expect(syscall3(222 /* timer_create */, CLOCK_BOOTTIME_ALARM, 0, (long)&id), -EOPNOTSUPP,
+		      "timer_create(CLOCK_BOOTTIME_ALARM)") &&
+	       expect(clock_nanosleep(CLOCK_REALTIME_ALARM, 0, &ts, NULL), -EOPNOTSUPP,
+		      "clock_nanosleep(CLOCK_REALTIME_ALARM)");
+}
+
 /* ---- system information and per-process state ---- */
 
 static int test_uname(void)
@@ -310,6 +361,7 @@ static const struct test tests[] = {
 	{ "bad_pointer_efault", test_efault },
 	{ "unknown_syscall_enosys", test_enosys },
 	{ "unknown_syscall_takes_no_lock", test_enosys_without_lock },
+	{ "left_out_calls_as_linux_without_them", test_left_out_calls },
 	{ "uname", test_uname },
 	{ "arch_prctl_fs", test_arch_prctl },
 	{ "set_tid_address", test_set_tid_address },

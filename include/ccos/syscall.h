@@ -118,6 +118,10 @@ long sys_sendfile(int out_fd, int in_fd, long __user *offset, size_t count);
 long sys_mmap(uint64_t addr, uint64_t len, long prot, long flags, long fd, long off);
 long sys_munmap(uint64_t addr, uint64_t len);
 long sys_mprotect(uint64_t addr, uint64_t len, long prot);
+/* mm/pkeys.c */
+long sys_pkey_mprotect(uint64_t addr, uint64_t len, long prot, int pkey);
+long sys_pkey_alloc(unsigned long flags, unsigned long init_val);
+long sys_pkey_free(int pkey);
 long sys_mremap(uint64_t old, uint64_t old_len, uint64_t new_len, long flags, uint64_t new_addr);
 long sys_brk(uint64_t brk);
 long sys_process_vm_readv(int pid, const struct iovec __user *local, unsigned long nlocal,

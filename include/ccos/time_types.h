@@ -35,6 +35,8 @@ struct timezone {
 #define CLOCK_REALTIME_COARSE	5
 #define CLOCK_MONOTONIC_COARSE	6
 #define CLOCK_BOOTTIME		7
+#define CLOCK_REALTIME_ALARM	8
+#define CLOCK_BOOTTIME_ALARM	9
 #define CLOCK_TAI		11
 
 /* The interval timers (setitimer) and a POSIX timer's setting (timer_settime). */

@@ -167,10 +167,16 @@ void posix_timer_dequeued(struct process *p, siginfo_t *info)
 	t->queued = false;
 }
 
-/* The clocks with timers: EINVAL for the others, as Linux; a CPU clock as its owner. */
+/*
+ * The clocks with timers: EINVAL for the others, as Linux; a CPU clock as
+ * its owner. The alarm clocks are EOPNOTSUPP, as on a Linux machine
+ * without an RTC that can wake it (alarmtimer.c).
+ */
 static int timer_clock(clockid_t clock, clockid_t *resolved)
 {
 	*resolved = clock;
+	if (clock == CLOCK_REALTIME_ALARM || clock == CLOCK_BOOTTIME_ALARM)
+		return -EOPNOTSUPP;
 	if (is_cpu_clock(clock))
 		return cpu_clock_resolve(clock, resolved);
 	if (clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC || clock == CLOCK_BOOTTIME ||
@@ -194,9 +200,10 @@ long sys_timer_create(clockid_t clock, struct sigevent __user *uev, int __user *
 	struct sigevent ev = { .signo = SIGALRM, .notify = SIGEV_SIGNAL };
 	struct k_itimer *t = free_slot();
 	struct process *target;
+	long err;
 
-	if (timer_clock(clock, &clock))
-		return -EINVAL;
+	if ((err = timer_clock(clock, &clock)))
+		return err;
 	if (uev && copy_from_user(&ev, uev, sizeof(ev)))
 		return -EFAULT;
 	if (ev.notify != SIGEV_SIGNAL && ev.notify != SIGEV_NONE && ev.notify != SIGEV_THREAD &&

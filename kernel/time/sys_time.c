@@ -181,7 +181,9 @@ long sys_nanosleep(const struct timespec __user *ureq, struct timespec __user *r
 /*
  * As Linux: a clock that does not exist is EINVAL, one it gives no sleep
  * (the raw and coarse clocks, the caller's thread CPU clock) EOPNOTSUPP,
- * before the request is read. The CPU-time clocks: posix-cpu-timers.c.
+ * before the request is read; so are the alarm clocks, as on a Linux
+ * machine without an RTC that can wake it (alarmtimer.c). The CPU-time
+ * clocks: posix-cpu-timers.c.
  */
 static long clock_can_sleep(int clock)
 {
@@ -190,6 +192,8 @@ static long clock_can_sleep(int clock)
 	if (clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC || clock == CLOCK_BOOTTIME ||
 	    clock == CLOCK_TAI || (is_cpu_clock(clock) && clock != CLOCK_THREAD_CPUTIME_ID))
 		return 0;
+	if (clock == CLOCK_REALTIME_ALARM || clock == CLOCK_BOOTTIME_ALARM)
+		return -EOPNOTSUPP;
 	return do_clock_getres(clock, &res) ? -EINVAL : -EOPNOTSUPP;
 }
 

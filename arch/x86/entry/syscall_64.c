@@ -174,6 +174,9 @@ const syscall_fn syscall_table[NR_SYSCALLS] = {
 	ENTRY(__NR_process_vm_writev, sys_process_vm_writev),
 	ENTRY(__NR_renameat2, sys_renameat2),
 	ENTRY(__NR_getrandom, sys_getrandom),
+	ENTRY(__NR_pkey_mprotect, sys_pkey_mprotect),
+	ENTRY(__NR_pkey_alloc, sys_pkey_alloc),
+	ENTRY(__NR_pkey_free, sys_pkey_free),
 	ENTRY(__NR_faccessat2, sys_faccessat2),
 };
 #pragma GCC diagnostic pop

@@ -150,6 +150,9 @@
 #define __NR_process_vm_writev	311
 #define __NR_renameat2		316
 #define __NR_getrandom		318
+#define __NR_pkey_mprotect	329
+#define __NR_pkey_alloc		330
+#define __NR_pkey_free		331
 #define __NR_faccessat2		439
 #define __NR_futex_waitv	449
 
