@@ -110,10 +110,11 @@ char *proc_maps(struct process *p, size_t *len)
 /*
  * What the page tables hold of an area, in bytes, as Linux's
  * smaps_account counts it. A frame is shared when more than one address
- * space maps it: the vDSO's (PTE_SHARED), which every one maps; each
- * other frame of ccos is its process's alone (fork copies them). Pss
- * divides each frame among its mappers, in 1/4096 of a byte as Linux
- * (PSS_SHIFT). Dirty: the CPU set the entry's D bit, a write through it;
+ * space maps it: the vDSO's (PTE_SHARED), which every one maps, and a
+ * frame fork left to both sides until one writes (mm/memory.c), which
+ * counts its users (frame_users). Pss divides each frame among its
+ * users, in 1/4096 of a byte as Linux (PSS_SHIFT). Dirty: the CPU set the
+ * entry's D bit, a write through it;
  * Referenced: its A bit. Anonymous: the frames of an area that is no
  * file's, and the written ones of a file's (on Linux a write copies a
  * private file page into an anonymous one).
@@ -124,10 +125,10 @@ struct mem_size_stats {
 	uint64_t pss, pss_dirty;
 };
 
-static int address_spaces(void)
+static unsigned int address_spaces(void)
 {
 	struct process *p, *q;
-	int n = 0;
+	unsigned int n = 0;
 
 	for (p = proc_table; p < proc_table + NPROC; p++) {
 		for (q = proc_table; q < p && (!p->mm || q->mm != p->mm); q++)
@@ -140,18 +141,22 @@ static int address_spaces(void)
 static void account_area(struct mm *mm, const struct shown_area *a, struct mem_size_stats *mss)
 {
 	bool file = a->name && a->name[0] != '[';
-	int sharers = address_spaces();
+	unsigned int spaces = address_spaces();
 	uint64_t va = a->start, *pte;
 
 	memset(mss, 0, sizeof(*mss));
 	if (!a->first)
 		return;		/* the gate pages: Linux counts no page of them either */
 	for (; (pte = pte_next(mm->pml4, &va, a->end)); va += PAGE_SIZE) {
-		bool dirty = *pte & PTE_D, shared = (*pte & PTE_SHARED) && sharers > 1;
-		uint64_t pss = ((uint64_t)PAGE_SIZE << 12) / (shared ? sharers : 1);
+		unsigned int users;
+		bool dirty = *pte & PTE_D, shared;
+		uint64_t pss;
 
 		if (!(*pte & PTE_ADDR))
 			continue;
+		users = *pte & PTE_SHARED ? spaces : frame_users(*pte & PTE_ADDR);
+		shared = users > 1;
+		pss = ((uint64_t)PAGE_SIZE << 12) / (shared ? users : 1);
 		mss->resident += PAGE_SIZE;
 		mss->referenced += *pte & PTE_A ? PAGE_SIZE : 0;
 		mss->anonymous += !file && !(*pte & PTE_SHARED) ? PAGE_SIZE : file && dirty ? PAGE_SIZE : 0;
