@@ -48,6 +48,9 @@ int cpu_clock_gettime(clockid_t clock, struct timespec *ts);
 int cpu_clock_getres(clockid_t clock, struct timespec *res);
 long cpu_clock_nanosleep(clockid_t clock, int flags, const struct timespec *req,
 			 struct timespec __user *rem);
+/* cpu_clock_gettime or cpu_clock_getres from a lockless call, the lock taken for them (arch/x86/entry/common.c). */
+int lockless_cpu_clock(int (*fn)(clockid_t clock, struct timespec *ts), clockid_t clock,
+		       struct timespec *ts);
 
 /* Timers (kernel/time/itimer.c, posix-timers.c): run from the scheduler's pass. */
 void timers_run(uint64_t now);			/* every timer whose time has come */

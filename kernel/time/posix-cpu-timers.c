@@ -5,6 +5,7 @@
 #include <ccos/time.h>
 #include <ccos/errno.h>
 #include <ccos/uaccess.h>
+#include <ccos/spinlock.h>
 
 /*
  * Linux encodes a CPU-time clock in a negative clockid_t, which
@@ -105,11 +106,19 @@ int cpu_clock_sample(clockid_t resolved, uint64_t *ns)
 	return 0;
 }
 
+/*
+ * clock_gettime and clock_getres are lockless calls (docs/smp.md), but a
+ * CPU-time clock reads other threads and the process table, the kernel
+ * lock's: without it, they take it through the entry layer, as a lockless
+ * page fault does (mm/fault.c). The other clocks never come here.
+ */
 int cpu_clock_gettime(clockid_t clock, struct timespec *ts)
 {
 	struct process *p;
 	uint64_t ns;
 
+	if (!spin_held(&kernel_lock))
+		return lockless_cpu_clock(cpu_clock_gettime, clock, ts);
 	clock = cpu_clock_encoded(clock);
 	if (!(p = clock_owner(clock, true)))
 		return -EINVAL;
@@ -121,6 +130,8 @@ int cpu_clock_gettime(clockid_t clock, struct timespec *ts)
 /* The sampled clocks resolve a tick (given as 1/HZ, as Linux), the measured one a nanosecond. */
 int cpu_clock_getres(clockid_t clock, struct timespec *res)
 {
+	if (!spin_held(&kernel_lock))
+		return lockless_cpu_clock(cpu_clock_getres, clock, res);
 	clock = cpu_clock_encoded(clock);
 	if (!clock_owner(clock, false))
 		return -EINVAL;

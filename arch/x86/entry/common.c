@@ -20,8 +20,9 @@
  * marked in syscall_lockless and the vsyscall page's calls, which are
  * three of them by another door. They run without it, and take it here
  * only for what needs it: the work of the way back, a failure's signal,
- * a user page their copy meets that must be made ready first, or the
- * areas the vsyscall emulation's slow way reads. The tick and the IPIs need it for nothing. Below this layer
+ * a user page their copy meets that must be made ready first, the
+ * areas the vsyscall emulation's slow way reads, or a CPU-time clock's
+ * other threads (clock_gettime and clock_getres on one). The tick and the IPIs need it for nothing. Below this layer
  * code asserts the lock where it needs it (assert_kernel_locked), and
  * lockdebug checks the assertions. Besides this file only the scheduler
  * (which holds it across switches and lets it go to halt) and each CPU's
@@ -321,6 +322,23 @@ long lockless_with_areas(long (*fn)(const struct trap_frame *tf), const struct t
 
 	lock_kernel();
 	ret = fn(tf);
+	unlock_kernel();
+	return ret;
+}
+
+/*
+ * clock_gettime or clock_getres, lockless, on a CPU-time clock
+ * (kernel/time/posix-cpu-timers.c): fn(clock, ts) inside the lock, which
+ * the threads' runtimes (the scheduler adds to them at each switch) and
+ * the process table need. Only those clocks pay for it.
+ */
+int lockless_cpu_clock(int (*fn)(clockid_t clock, struct timespec *ts), clockid_t clock,
+		       struct timespec *ts)
+{
+	int ret;
+
+	lock_kernel();
+	ret = fn(clock, ts);
 	unlock_kernel();
 	return ret;
 }

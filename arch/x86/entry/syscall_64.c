@@ -184,8 +184,10 @@ const syscall_fn syscall_table[NR_SYSCALLS] = {
 /*
  * The system calls that run without the kernel lock (arch/x86/entry/common.c): they
  * read only their own process's fixed fields, constants, the time (under
- * its seqcount) or the running CPU, and write only user memory. Every
- * other call, a new one included, runs inside the lock: the safe default.
+ * its seqcount) or the running CPU, and write only user memory; a CPU-time
+ * clock, which reads other threads, takes the lock for that
+ * (lockless_cpu_clock). Every other call, a new one included, runs inside
+ * the lock: the safe default.
  * getppid reads the parent pointer once: a parent exiting at that moment
  * makes the answer one that was true an instant before, as on Linux.
  * A process in seccomp mode has none (syscall_lockless_none), so that its
