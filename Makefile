@@ -217,13 +217,14 @@ debug: setup-check all
 
 # tools/tests boots its own ISOs in build/test/NAME/; pytest is Debian's
 # python3-pytest, so /usr/bin/python3 serves when $(PYTHON) lacks it.
-# SMP=n boots every configuration with n CPUs, LOAD=n runs the suite beside
+# SMP=n boots every configuration with n CPUs, PTI=on|off|auto each with pti=
+# on its command line (docs/pti.md), LOAD=n runs the suite beside
 # n busy loops (docs/testing.md).
 test: setup-check
 	$(Q)rm -f $(BUILD)/test-results.xml
 	$(Q)$(MAKE) --no-print-directory all GRUB_TIMEOUT=0
 	$(Q)py=$(PYTHON); $$py -c 'import pytest' 2>/dev/null || py=/usr/bin/python3; \
-	  $(if $(SMP),CCOS_TEST_SMP=$(SMP)) $(if $(LOAD),tools/load $(LOAD)) $$py -m pytest $(if $(V),-v,-q) tools/tests --junitxml=$(BUILD)/test-results.xml; \
+	  $(if $(SMP),CCOS_TEST_SMP=$(SMP)) $(if $(PTI),CCOS_TEST_PTI=$(PTI)) $(if $(LOAD),tools/load $(LOAD)) $$py -m pytest $(if $(V),-v,-q) tools/tests --junitxml=$(BUILD)/test-results.xml; \
 	  status=$$?; $$py tools/summary $(BUILD)/test-results.xml || status=1; exit $$status
 
 # The course kit (docs/teaching.md): the labs in order, a lab's student

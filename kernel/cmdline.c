@@ -15,6 +15,10 @@ const char *const clocksource_names[] = {
 	[CLOCK_HPET] = "hpet", [CLOCK_JIFFIES] = "jiffies", NULL,
 };
 
+const char *const pti_mode_names[] = {
+	[PTI_AUTO] = "auto", [PTI_ON] = "on", [PTI_OFF] = "off", NULL,
+};
+
 enum option_kind { OPT_FLAG, OPT_CHOICE, OPT_PATH };
 
 struct option {
@@ -32,6 +36,7 @@ static const struct option options[] = {
 	  "native|emulate|xonly|none" },
 	{ "clocksource", OPT_CHOICE, FIELD(clocksource), clocksource_names,
 	  "tsc|hpet|jiffies" },
+	{ "pti", OPT_CHOICE, FIELD(pti), pti_mode_names, "on|off|auto" },
 	{ "init", OPT_PATH, FIELD(init), NULL, "an absolute path such as /bin/init" },
 	{ "ktest", OPT_FLAG, FIELD(ktest), NULL, "no value" },
 	{ "ptdump", OPT_FLAG, FIELD(ptdump), NULL, "no value" },

@@ -64,6 +64,7 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 	page_fault_init();
 	frame_init();
 	paging_init();
+	pti_init();
 	kernel_stacks_init();
 	vga_init();
 	fixmap_init();
@@ -82,9 +83,13 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 	smp_init();
 	tty_init();
 	mark_ro_after_init();
+	pti_user_tables_init();
 
-	if (boot_options.ptdump)
+	if (boot_options.ptdump) {
 		ptdump(kernel_pml4);
+		if (pti_enabled)
+			ptdump(pti_user_template);	/* the user table's kernel half */
+	}
 	if (boot_options.idtdump)
 		idt_dump();
 	if (boot_options.ktest)

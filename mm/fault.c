@@ -13,13 +13,15 @@
 /*
  * The kernel-half pages that Linux maps as an area of the process
  * ([vvar], with the HPET page beside it) where one exists; the vsyscall
- * page it never made one.
+ * page it never made one. Where user mode has a table of its own (pti=on),
+ * where that one maps them: the HPET only if the vDSO reads it.
  */
 static bool in_gate_area(uint64_t addr)
 {
 	uint64_t page = ALIGN_DOWN(addr, PAGE_SIZE);
 
-	return (page == VVAR_ADDRESS || page == HPET_USER_ADDR) && walk_pte(kernel_pml4, page);
+	return (page == VVAR_ADDRESS || page == HPET_USER_ADDR) &&
+	       walk_pte(pti_enabled ? pti_user_template : kernel_pml4, page);
 }
 
 /*

@@ -28,7 +28,7 @@
 static void flush_if_current(struct mm *mm, uint64_t va)
 {
 	if (read_cr3_is(mm->pml4))
-		__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
+		invlpg(va);
 }
 
 /* Within a long run of pages the tick may come in once per 2 MiB (a page table's 512). */
@@ -244,6 +244,8 @@ static void free_tables(struct freed_tables *f, uint64_t *t, int level, uint64_t
 				release_tables(f);
 			f->frame[f->n++] = *entry & PTE_ADDR;
 			*entry = 0;
+			if (level == 3)
+				pti_pgd_sync(f->mm->pml4, entry);	/* the user table's copy too */
 		}
 	}
 }

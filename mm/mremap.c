@@ -59,7 +59,7 @@ static long move_mapping(struct mm *mm, struct vma *v, uint64_t old, uint64_t ol
 		*to = *from;
 		*from = 0;
 		if (read_cr3_is(mm->pml4))
-			__asm__ volatile("invlpg (%0)" : : "r"(old + i) : "memory");
+			invlpg(old + i);
 	}
 	tlb_shootdown(mm->pml4, old, old + old_len);
 	if ((err = mm_unmap(mm, old, old_len)))

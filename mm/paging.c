@@ -21,7 +21,7 @@ static uint64_t *table(uint64_t entry)
 
 static void flush_tlb_page(uint64_t virt)
 {
-	__asm__ volatile("invlpg (%0)" : : "r"(virt) : "memory");
+	invlpg(virt);
 }
 
 /*
@@ -49,7 +49,9 @@ static uint64_t *walk(uint64_t pml4, uint64_t virt, int level, bool create, uint
 
 			if (!create || !(frame = frame_alloc()))
 				return NULL;
-			*e = frame | PTE_P | PTE_W;
+			*e = frame | PTE_P | PTE_W | user;
+			if (l == 3)
+				pti_pgd_sync(pml4, e);	/* the user table's copy */
 		} else if (*e & PTE_PS) {
 			return NULL;	/* inside a large page: not ours to split */
 		}
@@ -146,16 +148,25 @@ void switch_address_space(uint64_t pml4)
 		write_cr3(pml4);
 }
 
-/* A new PML4 sharing the kernel half: its PDPTs exist from paging_init on. */
+/* A new PML4 sharing the kernel half: its PDPTs exist from paging_init on (and a user one, pti.c). */
 uint64_t new_address_space(void)
 {
-	uint64_t pml4 = frame_alloc();
+	uint64_t pml4 = pti_enabled ? pti_pgd_alloc() : frame_alloc();
 
 	if (pml4)
 		memcpy((uint64_t *)phys_to_virt(pml4) + KERNEL_HALF_FIRST_PML4,
 		       (uint64_t *)phys_to_virt(kernel_pml4) + KERNEL_HALF_FIRST_PML4,
 		       KERNEL_HALF_FIRST_PML4 * sizeof(uint64_t));
 	return pml4;
+}
+
+/* The PML4 of an address space whose tables are gone (mm_release), with pti=on the pair. */
+void free_address_space(uint64_t pml4)
+{
+	if (pti_enabled)
+		pti_pgd_free(pml4);
+	else
+		frame_free(pml4);
 }
 
 /* MMIO gets its own uncached range: PCD|PWT make every access reach the device. */

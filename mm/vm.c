@@ -60,7 +60,7 @@ void mm_release(struct mm *mm)
 		free_pgtables(mm, v->start, v->end, 0, v->next ? v->next->start : USER_TOP, false);
 		irq_window();
 	}
-	frame_free(mm->pml4);
+	free_address_space(mm->pml4);
 	vma_free_all(mm);
 	kfree(mm);
 }

@@ -4,20 +4,10 @@
 #include <asm/vsyscall.h>
 #include <ccos/proc.h>
 #include <asm/x86.h>
+#include <asm/entry_area.h>
 
-/* Intel SDM Vol. 3 §8.7: the 64-bit TSS; rsp0 is loaded on a ring 3 -> 0
- * switch, ist[n] on any vector whose gate names IST n. */
-struct tss {
-	uint32_t reserved0;
-	uint64_t rsp[3];
-	uint64_t reserved1;
-	uint64_t ist[7];
-	uint64_t reserved2;
-	uint16_t reserved3;
-	uint16_t iomap_base;
-} __packed;
-
-static struct tss tss[MAX_CPUS];
+/* Each CPU's TSS is in its entry area, which the user page table maps (pti.c). */
+#define tss(cpu)	(cpu_entry_areas[cpu].tss)
 
 /*
  * Descriptor bits (SDM Vol. 3 §3.4.5): P (47), DPL (45-46), S (44, code or
@@ -58,7 +48,7 @@ static const uint64_t gdt_template[16] = {
 	[PERCPU_SEL >> 3] = SEG_P | SEG_S | SEG_DPL3 | SEG_DATA,
 };
 
-static uint64_t gdt[MAX_CPUS][16] __aligned(16) __ro_after_init;
+static uint64_t gdt[MAX_CPUS][16] __aligned(16) __section(".entry.ro");
 
 /* SYSRET (SDM Vol. 2B) loads SS = STAR[63:48] + 8 and CS = STAR[63:48] + 16. */
 BUILD_BUG_ON(USER_DS != USER32_CS + 8 || USER_CS != USER32_CS + 16);
@@ -67,7 +57,7 @@ BUILD_BUG_ON(KERNEL_DS != KERNEL_CS + 8);
 
 static void set_tss_descriptor(int cpu)
 {
-	uint64_t base = (uint64_t)&tss[cpu], limit = sizeof(tss[cpu]) - 1;
+	uint64_t base = (uint64_t)&tss(cpu), limit = sizeof(tss(cpu)) - 1;
 
 	/* A 16-byte system descriptor, type 9 = available 64-bit TSS. */
 	gdt[cpu][TSS_SEL >> 3] = (limit & 0xffff) | ((base & 0xffffff) << 16) |
@@ -98,9 +88,11 @@ void gdt_set_percpu_limit(uint32_t limit)
 	percpu_limit_set(gdt[this_cpu()->cpu], limit);
 }
 
+/* With pti=on, rsp0 stays at the entry stack, and the entry moves the frame to rsp0 (pti.c). */
 void tss_set_rsp0(uint64_t rsp0)
 {
-	tss[this_cpu()->cpu].rsp[0] = rsp0;
+	if (!pti_enabled)
+		tss(this_cpu()->cpu).rsp[0] = rsp0;
 }
 
 /* CPU cpu loads its GDT and TSS, and its per-CPU block into the GS base. */
@@ -110,7 +102,7 @@ void gdt_init(int cpu)
 		uint16_t limit;
 		uint64_t base;
 	} __packed gdtr = { sizeof(gdt[cpu]) - 1, (uint64_t)gdt[cpu] };
-	struct tss *t = &tss[cpu];
+	struct tss *t = &tss(cpu);
 	int i;
 
 	memcpy(gdt[cpu], gdt_template, sizeof(gdt_template));
@@ -142,4 +134,5 @@ void gdt_init(int cpu)
 		"ltr %w3"
 		: : "m"(gdtr), "i"(KERNEL_CS), "i"(KERNEL_DS), "r"(TSS_SEL)
 		: "rax", "memory");
+	pti_cpu_init(cpu);
 }

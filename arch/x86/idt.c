@@ -17,8 +17,12 @@ struct idt_gate {
 #define GATE_INTERRUPT	0xe	/* clears IF on entry */
 #define GATE_TRAP	0xf	/* leaves IF as it was */
 
-/* Both tables are filled at boot, then read-only (__ro_after_init). */
-static struct idt_gate idt[256] __aligned(16) __ro_after_init;
+/*
+ * Both tables are filled at boot, then read-only (__ro_after_init; the
+ * IDT's section .entry.ro is part of it, and the user page table maps it:
+ * the CPU reads a gate before the entry can switch CR3, pti.c).
+ */
+static struct idt_gate idt[256] __aligned(16) __section(".entry.ro");
 extern const uint64_t trap_stubs[256];
 /* Every vector has a handler: one call, no test, on every trap (traps.c). */
 trap_handler_t trap_handlers[256] __ro_after_init = { [0 ... 255] = unhandled_trap };

@@ -35,7 +35,7 @@ static void flush_local(uint64_t start, uint64_t end)
 		return;
 	}
 	for (va = start; va < end; va += PAGE_SIZE)
-		__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
+		invlpg(va);
 }
 
 /*

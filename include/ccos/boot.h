@@ -39,6 +39,7 @@ extern uint64_t boot_tsc;		/* the TSC at the kernel's entry (boot/entry.asm) */
 bool multiboot2_parse(const void *mbi, struct boot_info *bi);
 
 enum vsyscall_mode { VSYSCALL_NATIVE, VSYSCALL_EMULATE, VSYSCALL_XONLY, VSYSCALL_NONE };
+enum pti_mode { PTI_AUTO, PTI_ON, PTI_OFF };
 enum clocksource_id { CLOCK_DEFAULT, CLOCK_TSC, CLOCK_HPET, CLOCK_JIFFIES };
 
 #define MAX_INIT_ARGS	16
@@ -46,6 +47,7 @@ enum clocksource_id { CLOCK_DEFAULT, CLOCK_TSC, CLOCK_HPET, CLOCK_JIFFIES };
 struct boot_options {
 	enum vsyscall_mode vsyscall;
 	enum clocksource_id clocksource;
+	enum pti_mode pti;
 	bool ktest, ptdump, idtdump, quiet, norandmaps, lockdebug;
 	char init[64];
 	int init_argc;			/* the words after `--` */
@@ -59,5 +61,6 @@ extern struct boot_options boot_options;
 void cmdline_parse(const char *cmdline, struct boot_options *opts);
 extern const char *const vsyscall_mode_names[];
 extern const char *const clocksource_names[];
+extern const char *const pti_mode_names[];
 
 #endif

@@ -60,6 +60,7 @@ uint64_t *walk_pte(uint64_t pml4, uint64_t virt);	/* NULL if not mapped */
 uint64_t *pte_lookup(uint64_t pml4, uint64_t virt, bool create);
 uint64_t *pte_next(uint64_t pml4, uint64_t *va, uint64_t end);
 uint64_t new_address_space(void);		/* kernel half shared, user half empty */
+void free_address_space(uint64_t pml4);		/* its PML4, once its tables are freed */
 void switch_address_space(uint64_t pml4);
 bool read_cr3_is(uint64_t pml4);
 void *ioremap(uint64_t phys, size_t size);	/* uncached kernel mapping of MMIO */

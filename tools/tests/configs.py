@@ -107,6 +107,22 @@ CONFIGS = [
             modules=("build/vsyscall_native.bin",), cmdline="-- /bin/attack -m")
      for mode in ("native", "emulate", "xonly", "none")] + [
     Config("aslr-norandmaps", fw="bios", ktap=True, cmdline="norandmaps -- /bin/attack -a"),
+    # Page-table isolation (docs/pti.md, test_pti.py): the user programs and
+    # the in-kernel tests with pti=on, and the vsyscall page in each mode,
+    # where the user page table maps it differently (the emulate page is
+    # init's); pti=auto on a CPU that says it is Intel's (on) and AMD's
+    # (QEMU's max under TCG: off). make test PTI=on boots all of them so.
+    Config("pti-init-bios", fw="bios", ktap=True, cmdline="pti=on lockdebug -- test", extra=SMP4),
+    Config("pti-ktest-uefi", fw="uefi", ktap=True, cmdline="pti=on ktest", extra=SMP2),
+    Config("pti-native-uefi", fw="uefi", mode="native", ktap=True,
+           cmdline="pti=on -- /bin/vsyscalltest", extra=SMP2),
+    Config("pti-xonly-bios", fw="bios", mode="xonly", ktap=True,
+           cmdline="pti=on -- /bin/vsyscalltest", extra=SMP4),
+    Config("pti-none-bios", fw="bios", mode="none", ktap=True, cmdline="pti=on -- /bin/vsyscalltest"),
+    Config("pti-native-hpet", fw="bios", mode="native", ktap=True,
+           cmdline="pti=on clocksource=hpet -- /bin/vsyscalltest"),
+    Config("pti-auto-intel", fw="bios", cpu="max,vendor=GenuineIntel", ktap=True,
+           cmdline="-- /bin/vsyscalltest"),
     # make bench's boots under -icount (tools/bench): its figures against the
     # cost table of docs/vsyscall.md (test_bench.py).
     _bench.config("emulate"),

@@ -71,9 +71,16 @@ class Config:
                                 # tree, tools/labs); None: this one
 
     @property
+    def kernel_args(self):
+        """cmdline, with pti=PTI first under make test PTI=... unless it names pti= itself."""
+        if PTI is None or "pti=" in self.cmdline.split(" -- ")[0]:
+            return self.cmdline
+        return ("pti=%s %s" % (PTI, self.cmdline)).strip()
+
+    @property
     def full_cmdline(self):
         """The command line as tools/mkiso writes it into grub.cfg."""
-        return ("vsyscall=%s %s" % (self.mode, self.cmdline)).strip()
+        return ("vsyscall=%s %s" % (self.mode, self.kernel_args)).strip()
 
 
 # make test SMP=n (docs/testing.md): every boot starts n CPUs instead of its
@@ -81,6 +88,13 @@ class Config:
 SMP = os.environ.get("CCOS_TEST_SMP") or None
 if SMP is not None and not (SMP.isdigit() and 1 <= int(SMP) <= 8):
     raise ValueError("SMP=%s: a CPU count from 1 to 8 was expected" % SMP)
+
+
+# make test PTI=on|off|auto (docs/pti.md): every boot with pti= on its
+# command line, where its configuration does not set it.
+PTI = os.environ.get("CCOS_TEST_PTI") or None
+if PTI is not None and PTI not in ("on", "off", "auto"):
+    raise ValueError("PTI=%s: on, off or auto was expected" % PTI)
 
 
 def qemu_cpu(config):
@@ -215,7 +229,7 @@ def build_iso(config, workdir):
     iso = os.path.join(workdir, "ccos.iso")
     cmd = [sys.executable, os.path.join(ROOT, "tools", "mkiso"), "--out", iso,
            "--kernel", os.path.join(build_dir(config), "kernel.elf"), "--timeout", "0", "--mode", config.mode,
-           "--cmdline", config.cmdline]
+           "--cmdline", config.kernel_args]
     for path, name in iso_modules(config):
         cmd += ["--module", "%s:%s" % (path, name)]
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -239,7 +253,7 @@ def prepare(config):
 def iso_key(config):
     """What a configuration's ISO holds: configurations that differ only in
     firmware, CPU or QEMU arguments boot the same ISO."""
-    return (build_dir(config), config.mode, config.cmdline, config.modules, config.init)
+    return (build_dir(config), config.mode, config.kernel_args, config.modules, config.init)
 
 
 def run_boot(config, iso=None):

@@ -1,18 +1,27 @@
 ; The SYSCALL entry and exit.
 
 %include "asm/layout.inc"
+%include "asm/pti.inc"
 
 SYSCALL_MARK	equ 0x100	; trap_frame.vector of a system call (no IDT vector)
 
-section .text
+section .entry.text progbits alloc exec nowrite align=16
 bits 64
 
 ; SYSCALL (SDM Vol. 2B): rcx = user rip, r11 = user rflags, CS/SS from
 ; STAR, RFLAGS &= ~FMASK (so IF is clear here), and rsp is still the
 ; user's. swapgs gives us the per-CPU block, which holds the kernel stack.
+; With pti=on, CR3 holds the user table, which maps the per-CPU block
+; only through the entry area: rsp waits there while it is the scratch
+; register of the switch to the kernel's table.
 global syscall_entry
 syscall_entry:
 	swapgs
+	pti_begin
+	mov [gs:pti_entry_offset + EA_SCRATCH], rsp
+	switch_to_kernel_cr3 rsp
+	mov rsp, [gs:pti_entry_offset + EA_SCRATCH]
+	pti_end
 	mov [gs:PERCPU_USER_RSP], rsp
 	mov rsp, [gs:PERCPU_KERNEL_RSP]
 	; The same frame an interrupt from ring 3 would leave.
@@ -55,7 +64,21 @@ syscall_entry:
 	shr rax, 47
 	jnz .iret
 
-	pop_registers
+	pop_registers_but_rdi
+	pti_begin
+	; Onto the entry stack with the user's rsp and rdi, which
+	; switch_to_user_cr3 needs as its scratch register.
+	mov rdi, rsp
+	mov rsp, [gs:pti_entry_offset + EA_RSP0]
+	push qword [rdi + 8 + TF_RSP - TF_VECTOR]
+	push qword [rdi]
+	switch_to_user_cr3 rdi
+	pop rdi
+	pop rsp
+	swapgs
+	o64 sysret
+	pti_end
+	pop rdi
 	mov rsp, [rsp + TF_RSP - TF_VECTOR]
 	swapgs
 	o64 sysret

@@ -2,8 +2,10 @@
 ; frame (arch/x86/include/asm/trap.h), one common path into C, and the way back out.
 
 %include "asm/layout.inc"
+%include "asm/pti.inc"
 
-section .text
+; All of it in .entry.text, which the user page table maps (pti.c).
+section .entry.text progbits alloc exec nowrite align=16
 bits 64
 
 MSR_GS_BASE	equ 0xc0000101
@@ -62,10 +64,28 @@ trap_stub_%1:
 ; the CPU's number in the limit of its per-CPU segment (lsl, as getcpu
 ; reads it; Linux's paranoid entry does the same with FSGSBASE), and
 ; writes the saved base back on the way out.
+; With pti=on an entry from user mode comes in on the user page table, on
+; this CPU's entry stack (TSS.rsp0, pti.c) or an IST stack: it switches to
+; the kernel's table, then moves the frame (vector, error code and the
+; CPU's five words) to the process's kernel stack.
 trap_common:
 	test qword [rsp + TF_CS - TF_VECTOR], 3
 	jz .from_kernel
 	swapgs
+	pti_begin
+	push rdi
+	switch_to_kernel_cr3 rdi
+	mov rdi, rsp
+	mov rsp, [gs:PERCPU_KERNEL_RSP]
+	push qword [rdi + 7 * 8]	; ss
+	push qword [rdi + 6 * 8]	; rsp
+	push qword [rdi + 5 * 8]	; rflags
+	push qword [rdi + 4 * 8]	; cs
+	push qword [rdi + 3 * 8]	; rip
+	push qword [rdi + 2 * 8]	; error code
+	push qword [rdi + 1 * 8]	; vector
+	mov rdi, [rdi]
+	pti_end
 .from_kernel:
 	push_registers
 	cld				; the C ABI wants DF clear
@@ -91,7 +111,23 @@ trap_return:
 	extern return_to_user_work
 	call return_to_user_work
 .to_user:
-	pop_registers
+	pop_registers_but_rdi
+	pti_begin
+	; The CPU's five words and rdi onto the entry stack, then the user table.
+	mov rdi, rsp
+	mov rsp, [gs:pti_entry_offset + EA_RSP0]
+	push qword [rdi + 7 * 8]	; ss
+	push qword [rdi + 6 * 8]	; rsp
+	push qword [rdi + 5 * 8]	; rflags
+	push qword [rdi + 4 * 8]	; cs
+	push qword [rdi + 3 * 8]	; rip
+	push qword [rdi]
+	switch_to_user_cr3 rdi
+	pop rdi
+	swapgs
+	iretq
+	pti_end
+	pop rdi
 	swapgs
 	add rsp, 16			; vector and error code
 	iretq
@@ -106,11 +142,19 @@ trap_return:
 ; PERCPU_SEL's limit, each struct percpu_stride bytes (smp.c). The
 ; handler runs from the kernel, so it returns here, never into
 ; return_to_user.
+;
+; With pti=on it may also come in on the user table (between the entry's
+; first instruction and its switch, or the exit's switch and iretq): r13
+; keeps the CR3 it found, and the way out loads it again.
 paranoid_entry:
 	test qword [rsp + TF_CS - TF_VECTOR], 3
 	jnz trap_common
 	push_registers
 	cld
+	mov r13, cr3
+	pti_begin
+	switch_to_kernel_cr3 rax
+	pti_end
 	mov ecx, MSR_GS_BASE
 	rdmsr
 	mov ebx, eax
@@ -130,6 +174,17 @@ paranoid_entry:
 	mov eax, ebx
 	mov edx, r12d
 	wrmsr
+	pti_begin
+	mov rax, cr3
+	cmp rax, r13
+	je .same_cr3
+	bt r13, PTI_USER_PCID_BIT	; the user PCID: keep its entries
+	jnc .load_cr3
+	bts r13, CR3_NOFLUSH_BIT
+.load_cr3:
+	mov cr3, r13
+.same_cr3:
+	pti_end
 	pop_registers
 	add rsp, 16			; vector and error code
 	iretq

@@ -41,6 +41,21 @@ void smp_send_reschedule(int cpu);
 void tlb_shootdown(uint64_t pml4, uint64_t start, uint64_t end);
 void tlb_shootdown_poll(void);	/* answer a request meant for this CPU */
 
+/*
+ * Page-table isolation (arch/x86/pti.c, docs/pti.md): pti_init after
+ * paging_init, pti_user_tables_init after mark_ro_after_init. With it on,
+ * an address space's PML4 is the kernel's of a pair (pti_pgd_alloc), the
+ * user table the page after it.
+ */
+extern bool pti_enabled;
+extern uint64_t pti_user_template;	/* the user table's kernel half */
+void pti_init(void);
+void pti_cpu_init(int cpu);
+void pti_user_tables_init(void);
+uint64_t pti_pgd_alloc(void);
+void pti_pgd_free(uint64_t pml4);
+void pti_pgd_sync(uint64_t pml4, uint64_t *e);
+
 /* Device interrupts, ISA IRQ 0-15 at vectors IRQ_BASE..+15 (arch/x86/pic.c). */
 #define IRQ_TIMER	0	/* PIT channel 0 */
 #define IRQ_CASCADE	2	/* the slave PIC */

@@ -41,7 +41,7 @@ struct percpu {
 	uint64_t switches, halts, shootdowns, shootdown_cycles;
 	struct cputime time;		/* the threads' time here (/proc/stat), */
 	uint64_t idle_time;		/* and the idle loop's, ns */
-};
+} __aligned(4096);
 
 extern struct percpu cpus[MAX_CPUS];
 void percpu_init(int cpu);	/* GS base = &cpus[cpu]: first thing on each CPU */

@@ -41,6 +41,19 @@ static inline void cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b,
 	__asm__ volatile("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(sub));
 }
 
+/*
+ * With PCIDs (pti=on), a CR3 load or an invlpg in the kernel drops only
+ * the kernel PCID's entries (SDM Vol. 3 §4.10.4.1): the user PCID's are
+ * flushed at this CPU's next exit to user mode (asm/pti.inc).
+ */
+extern bool pti_pcid;
+
+static inline void pti_tlb_flushed(void)
+{
+	if (pti_pcid)
+		__asm__ volatile("movb $1, %%gs:pti_entry_offset + 112" ::: "memory");
+}
+
 #define DEFINE_CR(n)							\
 static inline uint64_t read_cr##n(void)					\
 {									\
@@ -51,12 +64,20 @@ static inline uint64_t read_cr##n(void)					\
 static inline void write_cr##n(uint64_t v)				\
 {									\
 	__asm__ volatile("mov %0, %%cr" #n : : "r"(v) : "memory");	\
+	if (n == 3)							\
+		pti_tlb_flushed();					\
 }
 DEFINE_CR(0)
 DEFINE_CR(2)
 DEFINE_CR(3)
 DEFINE_CR(4)
 #undef DEFINE_CR
+
+static inline void invlpg(uint64_t va)
+{
+	__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
+	pti_tlb_flushed();
+}
 
 static inline uint64_t read_rflags(void)
 {
@@ -109,6 +130,7 @@ static inline uint64_t rdtsc(void)
 #define CR4_OSXMMEXCPT	(1u << 10)
 #define CR4_UMIP	(1u << 11)
 #define CR4_FSGSBASE	(1u << 16)
+#define CR4_PCIDE	(1u << 17)
 #define CR4_SMEP	(1u << 20)
 #define CR4_SMAP	(1u << 21)
 

@@ -1,0 +1,193 @@
+"""Page-table isolation seen from outside the guest (docs/pti.md).
+
+gdb stops the guest in ring 3 (init's main) and asks QEMU's monitor for
+`info tlb`: every page the CPU's CR3, the user page table, maps, walked by
+QEMU itself. Its kernel half must be exactly the pages the entry needs
+(the entry text, the GDTs and IDT, the entry areas, the IST stacks: the
+sections and symbols of build/kernel.elf) and the user-visible pages of
+the vsyscall mode (the vvar page; the vsyscall page in native and emulate,
+read and execute; the HPET with clocksource=hpet), with those
+permissions, and nothing else. Then, stopped in syscall_dispatch, the
+kernel's CR3 is the same pair's even page, and the kernel's PML4 entry of
+the user half is no-execute. And pti=auto decides by the CPU's vendor.
+"""
+import os
+import re
+import subprocess
+
+import pytest
+
+import harness
+from harness import Config
+from test_gdb import GDB, run_session
+
+PAGE = 4096
+VSYSCALL = 0xffffffffff600000
+VVAR = 0xffffffffff5ff000
+HPET = 0xffffffffff5fe000
+KERNEL_HALF = 0xffff800000000000
+IST_ENTRY = 3 * PAGE            # arch/x86/stacks.c: a guard page, then a 2-page stack
+
+# (name, vsyscall mode, firmware, CPUs, more kernel arguments)
+AUDITS = [
+    ("emulate-bios-1", "emulate", "bios", 1, ""),
+    ("emulate-uefi-4", "emulate", "uefi", 4, ""),
+    ("native-bios-4", "native", "bios", 4, ""),
+    ("native-uefi-1", "native", "uefi", 1, "clocksource=hpet"),
+    ("xonly-bios-1", "xonly", "bios", 1, ""),
+    ("xonly-uefi-4", "xonly", "uefi", 4, ""),
+    ("none-bios-4", "none", "bios", 4, ""),
+    ("none-uefi-1", "none", "uefi", 1, ""),
+]
+
+SCRIPT = r"""
+break main
+continue
+echo @@@ user\n
+print/x $cs
+print/x $cr3
+monitor info tlb
+echo @@@ kernel\n
+delete
+break syscall_dispatch
+continue
+print/x $cs
+print/x $cr3
+ccos-pt 0x400000
+echo @@@ end\n
+"""
+
+
+def audit_session(name, mode, fw, ncpus, args):
+    extra = ("-smp", str(ncpus)) if ncpus > 1 else ()
+    config = Config("pti-audit-" + name, fw=fw, mode=mode, cmdline=("pti=on " + args).strip(),
+                    extra=extra)
+    return run_session(config, SCRIPT)
+
+
+if GDB is not None:
+    for _a in AUDITS:
+        harness.register_job("pti-audit-" + _a[0], lambda a=_a: audit_session(*a))
+
+
+def kernel_symbols():
+    """{name: (address, size)} of build/kernel.elf (nm -S)."""
+    out = subprocess.run(["nm", "-S", os.path.join(harness.BUILD, "kernel.elf")],
+                         stdout=subprocess.PIPE, text=True, check=True).stdout
+    syms = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 4:
+            syms[f[3]] = (int(f[0], 16), int(f[1], 16))
+        elif len(f) == 3:
+            syms[f[2]] = (int(f[0], 16), 0)
+    return syms
+
+
+def expected_pages(mode, hpet):
+    """{page: (user, writable, executable)} of the user table's kernel half."""
+    syms = kernel_symbols()
+    pages = {}
+
+    def add(start, end, perms):
+        for p in range(start & ~(PAGE - 1), end, PAGE):
+            pages[p] = perms
+
+    def section(name, perms):
+        add(syms["__%s_start" % name][0], syms["__%s_end" % name][0], perms)
+
+    section("entry_text", (False, False, True))
+    section("entry_ro", (False, False, False))
+    section("entry_data", (False, True, False))
+    base, size = syms["ist_stacks"]
+    assert size and size % IST_ENTRY == 0, "ist_stacks: size %d" % size
+    for k in range(size // IST_ENTRY):
+        add(base + k * IST_ENTRY + PAGE, base + (k + 1) * IST_ENTRY, (False, True, False))
+    pages[VVAR] = (True, False, False)
+    if mode in ("native", "emulate"):
+        pages[VSYSCALL] = (True, False, True)
+    if hpet:
+        pages[HPET] = (True, False, False)
+    return pages
+
+
+def tlb_pages(text):
+    """{page: (user, writable, executable)} of QEMU's `info tlb` lines in the kernel half."""
+    pages = {}
+    for m in re.finditer(r"^([0-9a-f]{16}): [0-9a-f]+ ([-X])[-G]([-P])[-D][-A][-C][-T]([-U])([-W])$",
+                         text, re.MULTILINE):
+        va = int(m.group(1), 16)
+        if va & (1 << 47):
+            va |= 0xffff000000000000
+        if va < KERNEL_HALF:
+            continue
+        assert m.group(3) == "-", "a large page in the user table's kernel half: %#x" % va
+        pages[va] = (m.group(4) == "U", m.group(5) == "W", m.group(2) == "-")
+    return pages
+
+
+def values(text, n, session):
+    """The first n values gdb printed ($N = 0x...) in a step."""
+    vals = [int(v, 16) for v in re.findall(r"^\$\d+ = (0x[0-9a-f]+)", text, re.MULTILINE)]
+    assert len(vals) >= n, session.report("%d values printed, %d expected" % (len(vals), n))
+    return vals[:n]
+
+
+def session_of(name):
+    if GDB is None:
+        pytest.skip("gdb is not installed (tools/setup installs it)")
+    return harness.job("pti-audit-" + name).result()
+
+
+def describe(pages):
+    return ", ".join("%#x%s" % (p, " (%s)" % "".join(
+        c for c, on in zip("uwx", perms) if on)) for p, perms in sorted(pages.items())[:12])
+
+
+@pytest.mark.parametrize("name,mode,fw,ncpus,args", AUDITS, ids=[a[0] for a in AUDITS])
+def test_user_table_maps_only_the_entry(name, mode, fw, ncpus, args):
+    """Stopped in ring 3: CR3 is the pair's odd page, and its kernel half is exactly the entry's pages."""
+    s = session_of(name)
+    user = s.step("user")
+    cs = values(user, 1, s)[0]
+    assert cs & 3 == 3, s.report("stopped with CS %#x, not in ring 3" % cs)
+    cr3 = values(user, 2, s)[1]
+    assert cr3 & 0x1000, s.report("CR3 %#x in ring 3: bit 12 clear, the kernel's table" % cr3)
+    actual = tlb_pages(user)
+    assert actual, s.report("`monitor info tlb` printed no kernel-half page")
+    expected = expected_pages(mode, "clocksource=hpet" in args)
+    missing = {p: v for p, v in expected.items() if p not in actual}
+    extra = {p: v for p, v in actual.items() if p not in expected}
+    wrong = {p: v for p, v in actual.items() if p in expected and expected[p] != v}
+    assert not missing and not extra and not wrong, s.report(
+        "the user table's kernel half: %d pages expected, %d mapped; missing: %s; "
+        "not the entry's: %s; other permissions (u w x): %s"
+        % (len(expected), len(actual), describe(missing), describe(extra), describe(wrong)))
+
+
+@pytest.mark.parametrize("name", [a[0] for a in AUDITS[:2]])
+def test_kernel_cr3_is_the_even_page(name):
+    """In syscall_dispatch: ring 0, CR3 = the user CR3 - 0x1000, and the user half no-execute there."""
+    s = session_of(name)
+    user_cr3 = values(s.step("user"), 2, s)[1]
+    kernel = s.step("kernel")
+    cs, cr3 = values(kernel, 2, s)
+    assert cs & 3 == 0, s.report("CS %#x in syscall_dispatch" % cs)
+    assert cr3 == user_cr3 & ~0x1fff and user_cr3 & ~0xfff == cr3 + 0x1000, s.report(
+        "kernel CR3 %#x, user CR3 %#x: not an 8 KiB pair" % (cr3, user_cr3))
+    m = re.search(r"^\s*PML4\[\s*0\].*$", kernel, re.MULTILINE)
+    assert m and " NX" in m.group(0), s.report("the kernel's PML4 entry of 0x400000 is not NX")
+
+
+BOOT_LINE = re.compile(r"^pti: (on|off) \((.*)\)", re.MULTILINE)
+
+
+@pytest.mark.parametrize("name,state", [("pti-auto-intel", "on"), ("vsyscall-none-bios", "off"),
+                                        ("pti-init-bios", "on")])
+def test_boot_line_says_which_and_why(boot, name, state):
+    """pti=auto: on for GenuineIntel, off for QEMU's TCG max (AuthenticAMD); pti=on: on."""
+    if harness.PTI is not None and name == "vsyscall-none-bios":
+        pytest.skip("make test PTI=%s sets pti= on this boot" % harness.PTI)
+    b = boot(name)
+    m = b.expect(BOOT_LINE.pattern)
+    assert m.group(1) == state, b.report("pti is %s, expected %s" % (m.group(1), state))
