@@ -251,6 +251,7 @@ mutants: setup-check
 
 bench: setup-check all
 	$(PYTHON) tools/bench
+	$(PYTHON) tools/bench --pti
 
 # The attack lab (docs/attack.md) in one boot of vsyscall=MODE: user/attack/attack
 # as init's program. Every ISO carries the copy of the native page the attacker

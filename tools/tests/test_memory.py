@@ -124,7 +124,7 @@ def test_descriptor_tables_read_only(ranges):
         tables |= frames(s[name], s[name] + 1)
     bad = writable_aliases(ranges, tables)
     assert not bad, "writable mappings of the GDT, IDT or handler table: %s" % bad[:10]
-    tss = frames(s["tss"], s["tss"] + 1)
+    tss = frames(s["cpu_entry_areas"], s["cpu_entry_areas"] + 1)    # CPU 0's TSS (asm/entry_area.h)
     assert writable_aliases(ranges, tss), "the TSS is read-only: RSP0 could not be set"
 
 
