@@ -5,7 +5,9 @@ guest, symbols and `ccos`; then pagetables.py, idt.py, frames.py and
 gatepages.py, one family of commands each, sourced into the same namespace.
 Every helper reads the guest through gdb (the QEMU stub translates virtual
 addresses with the CPU's current CR3), and physical memory through the
-kernel's direct map at DIRECT_MAP_BASE. Type `ccos` in gdb for the list;
+kernel's direct map at DIRECT_MAP_BASE; stopped on a user page table of
+pti=on (docs/pti.md), kernel addresses through the kernel's table of the
+pair and QEMU's physical-memory mode. Type `ccos` in gdb for the list;
 docs/gdb.md shows them at work.
 """
 import os
@@ -60,11 +62,51 @@ def reg(name):
     return int(gdb.parse_and_eval("$" + name)) & MASK64
 
 
+PTI_USER_PGD = 0x1000                   # arch/x86/pti.c: the user table is the pair's odd page
+
+
+def raw_phys_read(phys, n):
+    """n bytes of physical memory through QEMU's physical-memory mode of its stub."""
+    gdb.execute("maintenance packet Qqemu.PhyMemMode:1", to_string=True)
+    try:
+        return bytes(gdb.selected_inferior().read_memory(phys, n))
+    finally:
+        gdb.execute("maintenance packet Qqemu.PhyMemMode:0", to_string=True)
+
+
+def kernel_read(addr, n):
+    """n bytes at a kernel address while the CPU runs on a user page table (pti=on):
+    translated by the kernel's table, the even page of CR3's pair, and read physically."""
+    kernel_cr3 = reg("cr3") & PTE_ADDR & ~PTI_USER_PGD
+    out = b""
+    while n:
+        table, size = kernel_cr3, 1 << 39
+        for shift in (39, 30, 21, 12):
+            entry = struct.unpack("<Q", raw_phys_read(table + ((addr >> shift) & 511) * 8, 8))[0]
+            if not entry & PTE_P:
+                raise gdb.MemoryError("%#x is not mapped in the kernel's table" % addr)
+            size = 1 << shift
+            if shift == 12 or (shift in (30, 21) and entry & PTE_PS):
+                break
+            table = entry & PTE_ADDR
+        phys = (entry & PTE_ADDR & ~(size - 1)) | (addr & (size - 1))
+        step = min(n, size - (addr & (size - 1)))
+        out += raw_phys_read(phys, step)
+        addr, n = addr + step, n - step
+    return out
+
+
 def read(addr, n):
-    """n bytes of guest virtual memory, through the current CR3."""
+    """n bytes of guest virtual memory, through the current CR3; a kernel address that
+    the user table of pti=on does not map, through the kernel's table of the pair."""
     try:
         return bytes(gdb.selected_inferior().read_memory(addr & MASK64, n))
     except gdb.MemoryError:
+        if reg("cr0") & CR0_PG and reg("cr3") & PTI_USER_PGD and addr & (1 << 63):
+            try:
+                return kernel_read(addr & MASK64, n)
+            except gdb.MemoryError:
+                pass
         raise gdb.GdbError("cannot read %d bytes at %#x: not mapped by the current page"
                            " tables (CR3 %#x)" % (n, addr & MASK64, reg("cr3")))
 
@@ -88,6 +130,8 @@ def phys_read(phys, n):
     virt = DIRECT_MAP_BASE + phys
     if readable(virt, n):
         return read(virt, n)
+    if reg("cr3") & PTI_USER_PGD:
+        return raw_phys_read(phys, n)   # a user table of pti=on: no direct map in it
     raise gdb.GdbError("cannot read physical %#x through the direct map (%#x): CR3 %#x is"
                        " not ccos's (still in the firmware or GRUB? `break kmain`, `continue`)"
                        % (phys, virt, reg("cr3")))
@@ -283,6 +327,7 @@ class Help(gdb.Command):
     def invoke(self, arg, from_tty):
         print("""ccos helpers (`help ccos-NAME` for more):
   ccos-pt ADDR [CR3]   walk the page tables for ADDR: each level, effective permissions
+  ccos-pti             pti=on: the kernel's and the user CR3, and what the user table maps of the kernel
   ccos-idt [VECTOR]    decode IDT gates: type, DPL, IST, selector, stub and C handler
   ccos-frame [ADDR]    print a trap frame (default: `tf`, or $rdi at a handler's entry)
   ccos-ps              list the processes

@@ -3,6 +3,8 @@
 Sourced by tools/gdb/ccos.gdb after ccos.py, whose constants and guest readers
 (read, u64, phys_u64, symbol, value, ...) it uses.
 """
+import struct
+
 import gdb
 
 # --- Page tables -----------------------------------------------------------------
@@ -90,3 +92,50 @@ its address space instead."""
 
 
 PageTables()
+
+
+class Pti(gdb.Command):
+    """Both page tables of pti=on (docs/pti.md): ccos-pti.
+
+Prints the kernel's CR3 and the user table's (the odd page of the 8 KiB
+pair) and, page by page, what the user table maps of the kernel half:
+the entry and the user-visible fixmap pages, nothing else."""
+
+    def __init__(self):
+        super().__init__("ccos-pti", gdb.COMMAND_DATA)
+
+    def invoke(self, arg, from_tty):
+        cr3 = reg("cr3")
+        kernel = cr3 & PTE_ADDR & ~PTI_USER_PGD
+        user = kernel + PTI_USER_PGD
+        print("ccos-pti: CR3 %#x: %s table; kernel %#x, user %#x (PCID %#x)"
+              % (cr3, "the user" if cr3 & PTI_USER_PGD else "the kernel's", kernel, user,
+                 cr3 & 0xfff))
+        n = 0
+        for i in range(256, 512):
+            base = (0xffff << 48) | (i << 39)
+            for va in self.pages(user, base):
+                steps = walk(va, user)
+                _, psize, u, w, x, cached = effective(steps, va)
+                print("  %#018x  %s %s %s%s  %s" % (va, "user" if u else "kernel", "rw" if w else "ro",
+                                                   "x " if x else "NX", "" if cached else " uncached",
+                                                   symbol(va)))
+                n += 1
+        print("ccos-pti: %d kernel-half pages in the user table" % n)
+
+    def pages(self, pml4, base):
+        """The 4 KiB pages the table maps under one PML4 entry (pti=on maps no large page there)."""
+        def level(table, va, shift):
+            for i, e in enumerate(struct.unpack("<512Q", phys_read(table, PAGE_SIZE))):
+                if not e & PTE_P:
+                    continue
+                if shift == 12:
+                    yield va + (i << 12)
+                elif not e & PTE_PS:
+                    yield from level(e & PTE_ADDR, va + (i << shift), shift - 9)
+        top = phys_u64(pml4 + ((base >> 39) & 511) * 8)
+        if top & PTE_P:
+            yield from level(top & PTE_ADDR, base, 30)
+
+
+Pti()

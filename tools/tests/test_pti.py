@@ -1,8 +1,8 @@
 """Page-table isolation seen from outside the guest (docs/pti.md).
 
-gdb stops the guest in ring 3 (init's main) and asks QEMU's monitor for
-`info tlb`: every page the CPU's CR3, the user page table, maps, walked by
-QEMU itself. Its kernel half must be exactly the pages the entry needs
+gdb stops the guest in ring 3 (init's main) and asks QEMU's monitor, its
+CPU made the one that stopped (`monitor cpu N`), for `info tlb`: every
+page the CPU's CR3, the user page table, maps, walked by QEMU itself. Its kernel half must be exactly the pages the entry needs
 (the entry text, the GDTs and IDT, the entry areas, the IST stacks: the
 sections and symbols of build/kernel.elf) and the user-visible pages of
 the vsyscall mode (the vvar page; the vsyscall page in native and emulate,
@@ -46,7 +46,10 @@ continue
 echo @@@ user\n
 print/x $cs
 print/x $cr3
+python gdb.execute("monitor cpu %d" % (gdb.selected_thread().num - 1))
 monitor info tlb
+echo @@@ comm\n
+print $ccos_comm()
 echo @@@ kernel\n
 delete
 break syscall_dispatch
@@ -54,6 +57,8 @@ continue
 print/x $cs
 print/x $cr3
 ccos-pt 0x400000
+echo @@@ pti\n
+ccos-pti
 echo @@@ end\n
 """
 
@@ -191,3 +196,16 @@ def test_boot_line_says_which_and_why(boot, name, state):
     b = boot(name)
     m = b.expect(BOOT_LINE.pattern)
     assert m.group(1) == state, b.report("pti is %s, expected %s" % (m.group(1), state))
+
+
+@pytest.mark.parametrize("name", [a[0] for a in AUDITS[:1]])
+def test_gdb_helpers_see_both_tables(name):
+    """Stopped in ring 3, $ccos_comm() still reads the kernel (through the kernel's table of the
+    pair); in the kernel, ccos-pti lists as many kernel-half pages of the user table as QEMU saw."""
+    s = session_of(name)
+    assert '"init"' in s.step("comm"), s.report("$ccos_comm() in ring 3 is not \"init\"")
+    m = re.search(r"^ccos-pti: (\d+) kernel-half pages in the user table$", s.step("pti"), re.MULTILINE)
+    assert m, s.report("ccos-pti printed no count")
+    seen = len(tlb_pages(s.step("user")))
+    assert int(m.group(1)) == seen, s.report("ccos-pti: %s pages, QEMU's info tlb: %d"
+                                             % (m.group(1), seen))
