@@ -119,7 +119,7 @@ def expected_pages(mode, hpet):
 def tlb_pages(text):
     """{page: (user, writable, executable)} of QEMU's `info tlb` lines in the kernel half."""
     pages = {}
-    for m in re.finditer(r"^([0-9a-f]{16}): [0-9a-f]+ ([-X])[-G]([-P])[-D][-A][-C][-T]([-U])([-W])$",
+    for m in re.finditer(r"^([0-9a-f]{16}): [0-9a-f]+ ([-X])[-G]([-P])[-D][-A][-C][-T]([-U])([-W])\r?$",
                          text, re.MULTILINE):
         va = int(m.group(1), 16)
         if va & (1 << 47):
