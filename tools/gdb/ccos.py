@@ -6,8 +6,8 @@ gatepages.py, one family of commands each, sourced into the same namespace.
 Every helper reads the guest through gdb (the QEMU stub translates virtual
 addresses with the CPU's current CR3), and physical memory through the
 kernel's direct map at DIRECT_MAP_BASE; stopped on a user page table of
-pti=on (docs/pti.md), through the kernel's table of the pair, which CR3
-holds meanwhile (kernel_cr3). Type `ccos` in gdb for the list;
+pti=on (docs/pti.md), kernel addresses through the kernel's table of the
+pair and QEMU's physical-memory mode (kernel_read). Type `ccos` in gdb for the list;
 docs/gdb.md shows them at work.
 """
 import os
@@ -65,21 +65,34 @@ def reg(name):
 PTI_USER_PGD = 0x1000                   # arch/x86/pti.c: the user table is the pair's odd page
 
 
-class kernel_cr3:
-    """with kernel_cr3(): stopped on a user page table of pti=on, which maps almost nothing
-    of the kernel, CR3 holds the kernel's table of the pair meanwhile (QEMU's stub writes
-    it; the user one is back before the guest runs on)."""
+def raw_phys_read(phys, n):
+    """n bytes of physical memory through the physical-memory mode of QEMU's stub."""
+    gdb.execute("maintenance packet Qqemu.PhyMemMode:1", to_string=True)
+    try:
+        return bytes(gdb.selected_inferior().read_memory(phys, n))
+    finally:
+        gdb.execute("maintenance packet Qqemu.PhyMemMode:0", to_string=True)
 
-    def __enter__(self):
-        self.cr3 = reg("cr3") if reg("cr0") & CR0_PG else 0
-        if self.cr3 & PTI_USER_PGD:
-            gdb.execute("set $cr3 = %#x" % (self.cr3 & PTE_ADDR & ~PTI_USER_PGD), to_string=True)
-        return self
 
-    def __exit__(self, *exc):
-        if self.cr3 & PTI_USER_PGD:
-            gdb.execute("set $cr3 = %#x" % self.cr3, to_string=True)
-        return False
+def kernel_read(addr, n):
+    """n bytes at a kernel address while CR3 holds a user table of pti=on, which maps
+    almost nothing of the kernel: translated by the pair's kernel table, read physically."""
+    kernel = reg("cr3") & PTE_ADDR & ~PTI_USER_PGD
+    out = b""
+    while n:
+        table = kernel
+        for shift in (39, 30, 21, 12):
+            entry = struct.unpack("<Q", raw_phys_read(table + ((addr >> shift) & 511) * 8, 8))[0]
+            if not entry & PTE_P:
+                raise gdb.MemoryError("%#x is not mapped in the kernel's table" % addr)
+            if shift == 12 or (shift < 39 and entry & PTE_PS):
+                break
+            table = entry & PTE_ADDR
+        size = 1 << shift
+        step = min(n, size - (addr & (size - 1)))
+        out += raw_phys_read((entry & PTE_ADDR & ~(size - 1)) | (addr & (size - 1)), step)
+        addr, n = addr + step, n - step
+    return out
 
 
 def read(addr, n):
@@ -89,9 +102,10 @@ def read(addr, n):
         return bytes(gdb.selected_inferior().read_memory(addr & MASK64, n))
     except gdb.MemoryError:
         if reg("cr0") & CR0_PG and reg("cr3") & PTI_USER_PGD and addr & (1 << 63):
-            with kernel_cr3():
-                if readable(addr, n):
-                    return bytes(gdb.selected_inferior().read_memory(addr & MASK64, n))
+            try:
+                return kernel_read(addr & MASK64, n)
+            except gdb.MemoryError:
+                pass
         raise gdb.GdbError("cannot read %d bytes at %#x: not mapped by the current page"
                            " tables (CR3 %#x)" % (n, addr & MASK64, reg("cr3")))
 
@@ -116,7 +130,7 @@ def phys_read(phys, n):
     if readable(virt, n):
         return read(virt, n)
     if reg("cr3") & PTI_USER_PGD:
-        return read(virt, n)            # a user table of pti=on: through the kernel's
+        return raw_phys_read(phys, n)   # a user table of pti=on: no direct map in it
     raise gdb.GdbError("cannot read physical %#x through the direct map (%#x): CR3 %#x is"
                        " not ccos's (still in the firmware or GRUB? `break kmain`, `continue`)"
                        % (phys, virt, reg("cr3")))
@@ -299,9 +313,23 @@ class Comm(gdb.Function):
         super().__init__("ccos_comm")
 
     def invoke(self):
-        with kernel_cr3():
-            p = current_process()
-            return gdb.Value(c_string(p["comm"]) if p is not None else "")
+        if reg("cr0") & CR0_PG and reg("cr3") & PTI_USER_PGD:
+            return gdb.Value(self.by_hand())
+        p = current_process()
+        return gdb.Value(c_string(p["comm"]) if p is not None else "")
+
+    @staticmethod
+    def by_hand():
+        """current()->comm on a user table of pti=on, where gdb's own reads of the kernel
+        fail: the offsets from the types, the bytes through read() (kernel_read)."""
+        def offset(struct, name):
+            return next(f for f in gdb.lookup_type(struct).fields() if f.name == name)
+        percpu = int(gdb.parse_and_eval("&cpus[%d]" % (cpu_of_gs() or 0)))
+        p = u64(percpu + offset("struct percpu", "current").bitpos // 8)
+        if not p:
+            return ""
+        comm = offset("struct process", "comm")
+        return read(p + comm.bitpos // 8, comm.type.sizeof).split(b"\0")[0].decode("ascii", "replace")
 
 
 class Help(gdb.Command):
