@@ -113,7 +113,7 @@ CONFIGS = [
     # init's); pti=auto on a CPU that says it is Intel's (on) and AMD's
     # (QEMU's max under TCG: off). make test PTI=on boots all of them so.
     Config("pti-init-bios", fw="bios", ktap=True, cmdline="pti=on lockdebug -- test", extra=SMP4),
-    Config("pti-ktest-uefi", fw="uefi", ktap=True, cmdline="pti=on ktest", extra=SMP2),
+    Config("pti-ktest-uefi", fw="uefi", ktap=True, cmdline="pti=on ptdump ktest", extra=SMP2),
     Config("pti-native-uefi", fw="uefi", mode="native", ktap=True,
            cmdline="pti=on -- /bin/vsyscalltest", extra=SMP2),
     Config("pti-xonly-bios", fw="bios", mode="xonly", ktap=True,

@@ -209,3 +209,27 @@ def test_gdb_helpers_see_both_tables(name):
     seen = len(tlb_pages(s.step("user")))
     assert int(m.group(1)) == seen, s.report("ccos-pti: %s pages, QEMU's info tlb: %d"
                                              % (m.group(1), seen))
+
+
+def test_ptdump_shows_both_tables(boot):
+    """pti=on ptdump: the kernel's table, then the user table's kernel half, whose every range
+    lies in the kernel half and is the entry's or a user-visible fixmap page."""
+    b = boot("pti-ktest-uefi")
+    dumps, cur = [], None
+    for line in b.lines():
+        if line.startswith("ptdump: page tables at"):
+            cur = []
+            dumps.append(cur)
+        elif line.startswith("ptdump: ") and cur is not None and line != "ptdump: end":
+            cur.append(line)
+    assert len(dumps) == 2, b.report("%d ptdumps, expected the kernel's and the user table's"
+                                     % len(dumps))
+    user = dumps[1]
+    expected = expected_pages("emulate", False)
+    for line in user:
+        m = re.match(r"^ptdump: ([0-9a-f]{16})-([0-9a-f]{16}) ", line)
+        assert m, b.report("unexpected ptdump line: %s" % line)
+        start, end = int(m.group(1), 16), int(m.group(2), 16)
+        outside = [p for p in range(start, end, PAGE) if p not in expected]
+        assert not outside, b.report("the user table maps %#x, not the entry's" % outside[0])
+    assert len(dumps[0]) > len(user), b.report("the kernel's dump is not the larger")
