@@ -32,11 +32,12 @@
 /*
  * Each CPU has a GDT of its own: its TSS descriptor names its own TSS,
  * and its PERCPU_SEL limit holds its own number for lsl. Read-only after
- * boot (__ro_after_init): written only by gdt_init, by LTR (the busy bit,
+ * boot (the section .entry.ro, part of __ro_after_init's pages, which the
+ * user page table of pti=on maps too): written only by gdt_init, by LTR (the busy bit,
  * below) and by gdt_set_percpu_limit, all before mark_ro_after_init, the
  * other CPUs included (arch/x86/smp.c). The TSS is not: the CPU reads
  * RSP0 from it on every entry from ring 3, and the scheduler writes RSP0
- * at every switch (tss_set_rsp0).
+ * at every switch (tss_set_rsp0), but for pti=on's entry stack.
  */
 static const uint64_t gdt_template[16] = {
 	[KERNEL_CS >> 3] = SEG_P | SEG_S | SEG_CODE | SEG_L,
