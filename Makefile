@@ -66,6 +66,9 @@ $(BUILD)/%.o: %.asm
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  AS      $@")
 	$(Q)$(NASM) $(NASMFLAGS) -MD $(@:.o=.d) $< -o $@
+	@# NASM's macro-local labels (..@N.name: pti.inc's) are no names for
+	@# gdb, ksyms or a backtrace: the function they lie in is.
+	$(Q)$(OBJCOPY) --wildcard --strip-symbol='..@*' $@
 
 # The kernel is linked twice: the first link gives the addresses from which
 # tools/ksyms makes the symbol table that panic's stack traces use; the table
