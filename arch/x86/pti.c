@@ -30,6 +30,7 @@ extern char __entry_text_start[], __entry_text_end[];
 extern char __entry_ro_start[], __entry_ro_end[];
 extern char __entry_data_start[], __entry_data_end[];
 extern const uint64_t __pti_sites_start[], __pti_sites_end[];
+extern char syscall_entry[], syscall_entry_pti[];
 
 #define KERNEL_HALF	256	/* the first PML4 entry of the kernel half */
 #define USER_PGD(pml4)	((pml4) + PAGE_SIZE)
@@ -111,6 +112,16 @@ void pti_init(void)
 	kernel_pml4_even();
 	patch_sites();
 	pti_cpu_init(0);
+}
+
+/*
+ * Where a 64-bit SYSCALL lands (syscall_init writes it to LSTAR): the entry
+ * with the CR3 switches only with pti=on, so pti=off runs not one
+ * instruction of PTI's (arch/x86/entry/syscall_entry.asm).
+ */
+uint64_t syscall_entry_address(void)
+{
+	return pti_enabled ? (uint64_t)syscall_entry_pti : (uint64_t)syscall_entry;
 }
 
 /* The entry of the user template for an entry of the kernel's: its own table, the kernel's flags. */

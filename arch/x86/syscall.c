@@ -1,5 +1,6 @@
 /* SYSCALL setup (STAR, LSTAR, FMASK), the per-CPU block and the FPU/SSE state. */
 #include <ccos/proc.h>
+#include <asm/arch.h>
 #include <asm/x86.h>
 #include <ccos/printk.h>
 #include <ccos/lab.h>
@@ -9,7 +10,6 @@ uint8_t fpu_initial_state[512] __aligned(16);
 BUILD_BUG_ON(offsetof(struct percpu, kernel_rsp) != 8);
 BUILD_BUG_ON(offsetof(struct percpu, user_rsp) != 16);
 
-extern void syscall_entry(void);
 extern void syscall32_entry(void);
 
 void syscall_init(void)
@@ -18,7 +18,7 @@ void syscall_init(void)
 	/* STAR[47:32]: kernel CS (SS = +8); STAR[63:48]: base of the user
 	 * selectors, SYSRET takes CS = base + 16 and SS = base + 8. */
 	wrmsr(MSR_STAR, (uint64_t)USER32_CS << 48 | (uint64_t)KERNEL_CS << 32);
-	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
+	wrmsr(MSR_LSTAR, syscall_entry_address());	/* pti.c chose it */
 	/* A SYSCALL in 32-bit compatibility mode goes to CSTAR instead (AMD,
 	 * and QEMU; Intel raises #UD). Left at 0 it would run address 0 in
 	 * ring 0 on the user's stack: see syscall32_entry. */
@@ -37,7 +37,8 @@ void syscall_init(void)
 	// SYSCALL (SDM Vol. 2B) finds everything in MSRs (asm/x86.h names them):
 	// 1. STAR: the kernel's CS at bits 47:32 (SS is CS + 8), and at 63:48
 	//    the base SYSRET adds to: CS = base + 16, SS = base + 8 (asm/trap.h).
-	// 2. LSTAR: where a 64-bit SYSCALL lands: syscall_entry.
+	// 2. LSTAR: where a 64-bit SYSCALL lands: syscall_entry_address()
+	//    (pti.c chose syscall_entry, or with pti=on syscall_entry_pti).
 	// 3. CSTAR: where a 32-bit one lands: syscall32_entry.
 	// 4. FMASK: the RFLAGS bits SYSCALL clears: which may the kernel not
 	//    start with (interrupts, single-step, direction, AC, NT)?

@@ -1,14 +1,19 @@
 /* In-kernel tests of the SYSCALL MSRs and the CR0 bits that the user ABI relies on. */
 #include <ccos/ktest.h>
+#include <asm/arch.h>
 #include <asm/x86.h>
 
-extern void syscall_entry(void);
+extern void syscall_entry(void), syscall_entry_pti(void);
 extern void syscall32_entry(void);
 
-/* Both SYSCALL entries are ours: a 32-bit SYSCALL must not run address 0. */
+/*
+ * Both SYSCALL entries are ours: a 32-bit SYSCALL must not run address 0.
+ * The 64-bit one switches CR3 with pti=on only: pti=off pays nothing.
+ */
 KTEST(syscall_entry_points)
 {
-	KEXPECT_EQ(rdmsr(MSR_LSTAR), (uint64_t)syscall_entry);
+	KEXPECT_EQ(rdmsr(MSR_LSTAR), pti_enabled ? (uint64_t)syscall_entry_pti
+						: (uint64_t)syscall_entry);
 	KEXPECT_EQ(rdmsr(MSR_CSTAR), (uint64_t)syscall32_entry);
 }
 

@@ -59,7 +59,8 @@ class TrapUnwinder(gdb.unwinder.Unwinder):
     def points(self):
         if self._points is None:
             found = [_return_after_call("trap_common", "trap_dispatch"),
-                     _return_after_call("syscall_entry", "syscall_dispatch")]
+                     _return_after_call("syscall_entry", "syscall_dispatch"),
+                     _return_after_call("syscall_entry_pti", "syscall_dispatch")]
             if not all(found):
                 return {}       # the kernel is not in memory yet: ask again later
             self._points = dict(found)

@@ -252,7 +252,7 @@ def test_backtrace_through_syscall():
     """In sys_write, bt goes through the SYSCALL frame into init's main; the frame is vector 0x100."""
     s = session("bios")
     out = s.step("syscall")
-    assert re.search(r"^#\d+ +0x[0-9a-f]+ in syscall_entry \(\)", out, re.MULTILINE), \
+    assert re.search(r"^#\d+ +0x[0-9a-f]+ in syscall_entry(_pti)? \(\)", out, re.MULTILINE), \
         s.report("bt in sys_write does not reach syscall_entry:\n" + out)
     assert re.search(r"^#\d+ +0x0*4[0-9a-f]{5} in main \(.*\) at user/init\.c:\d+$", out, re.MULTILINE), \
         s.report("bt in sys_write does not reach init's main:\n" + out)

@@ -11,17 +11,21 @@ bits 64
 ; SYSCALL (SDM Vol. 2B): rcx = user rip, r11 = user rflags, CS/SS from
 ; STAR, RFLAGS &= ~FMASK (so IF is clear here), and rsp is still the
 ; user's. swapgs gives us the per-CPU block, which holds the kernel stack.
-; With pti=on, CR3 holds the user table, which maps the per-CPU block
-; only through the entry area: rsp waits there while it is the scratch
-; register of the switch to the kernel's table.
-global syscall_entry
-syscall_entry:
+;
+; Two entries, as Linux 4.15's entry trampoline: syscall_entry, and
+; syscall_entry_pti with the CR3 switches (%1 = 1). Boot writes LSTAR
+; with the one pti= chose (syscall_entry_address, pti.c), so pti=off runs
+; not one instruction more than before PTI, and each entry leaves by its
+; own SYSRET exit. With pti=on, CR3 holds the user table, which maps the
+; per-CPU block only through the entry area: rsp waits there while it is
+; the scratch register of the switch to the kernel's table.
+%macro syscall_64 1
 	swapgs
-	pti_begin
+%if %1
 	mov [gs:pti_entry_offset + EA_SCRATCH], rsp
 	switch_to_kernel_cr3 rsp
 	mov rsp, [gs:pti_entry_offset + EA_SCRATCH]
-	pti_end
+%endif
 	mov [gs:PERCPU_USER_RSP], rsp
 	mov rsp, [gs:PERCPU_KERNEL_RSP]
 	; The same frame an interrupt from ring 3 would leave.
@@ -34,7 +38,6 @@ syscall_entry:
 	push SYSCALL_MARK		; vector
 	push_registers
 	mov rdi, rsp			; DF is clear: FMASK cleared it (syscall_init)
-	extern syscall_dispatch
 	call syscall_dispatch
 
 	; SYSRET is the fast way back, but it takes rip from rcx and rflags
@@ -44,10 +47,10 @@ syscall_entry:
 	; (execve, signal delivery, rt_sigreturn) goes out through iretq.
 	mov rcx, [rsp + TF_RIP]
 	cmp rcx, [rsp + TF_RCX]
-	jne .iret
+	jne %%iret
 	mov r11, [rsp + TF_RFLAGS]
 	cmp r11, [rsp + TF_R11]
-	jne .iret
+	jne %%iret
 	; Nor with TF or RF set. SYSRET loads RFLAGS from r11 masked with
 	; 3C7FD7H (SDM Vol. 2B SYSRET), which drops RF; and a TF it sets
 	; traps at once, before the first user instruction, where IRETQ
@@ -55,17 +58,17 @@ syscall_entry:
 	; like a plain system call's (rcx = rip, r11 = rflags: just after a
 	; syscall, say) would get a #DB at the same rip forever.
 	test r11, 0x10100		; RF | TF
-	jnz .iret
+	jnz %%iret
 	cmp qword [rsp + TF_CS], USER_CS
-	jne .iret
+	jne %%iret
 	; Only a rip in the user half (below 2^47) is certainly canonical;
 	; trap_return sees to the others.
 	mov rax, rcx
 	shr rax, 47
-	jnz .iret
+	jnz %%iret
 
 	pop_registers_but_rdi
-	pti_begin
+%if %1
 	; Onto the entry stack with the user's rsp and rdi, which
 	; switch_to_user_cr3 needs as its scratch register.
 	mov rdi, rsp
@@ -75,17 +78,26 @@ syscall_entry:
 	switch_to_user_cr3 rdi
 	pop rdi
 	pop rsp
-	swapgs
-	o64 sysret
-	pti_end
+%else
 	pop rdi
 	mov rsp, [rsp + TF_RSP - TF_VECTOR]
+%endif
 	swapgs
 	o64 sysret
 
-.iret:
-	extern trap_return
+%%iret:
 	jmp trap_return
+%endmacro
+
+extern syscall_dispatch, trap_return
+
+global syscall_entry
+syscall_entry:
+	syscall_64 0
+
+global syscall_entry_pti
+syscall_entry_pti:
+	syscall_64 1
 
 ; SYSCALL from 32-bit compatibility mode lands here (MSR_CSTAR; AMD CPUs
 ; and QEMU, where Intel CPUs raise #UD). ccos runs no 32-bit programs, so

@@ -51,6 +51,7 @@ extern bool pti_enabled;
 extern uint64_t pti_user_template;	/* the user table's kernel half */
 void pti_init(void);
 void pti_cpu_init(int cpu);
+uint64_t syscall_entry_address(void);	/* for LSTAR: the entry pti= chose */
 void pti_user_tables_init(void);
 uint64_t pti_pgd_alloc(void);
 void pti_pgd_free(uint64_t pml4);
