@@ -18,17 +18,6 @@
 static char data_page[PAGE_SIZE] __attribute__((aligned(PAGE_SIZE))) = { 1, 2, 3 };
 static char bss_page[PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));
 
-/* Every byte of [p, p + n) is c. */
-static int all(const char *p, unsigned long n, int c)
-{
-	unsigned long i;
-
-	for (i = 0; i < n; i++)
-		if ((unsigned char)p[i] != (unsigned char)c)
-			return 0;
-	return 1;
-}
-
 /* The first page boundary inside a stack array: a page of its own. */
 static char *page_in(char *area)
 {
@@ -70,19 +59,19 @@ static int test_each_side_its_own_copy(void)
 	pid = fork();
 	if (pid == 0) {
 		for (i = 0; i < 5; i++) {
-			bad |= !all(regions[i], PAGE_SIZE, FILL) << i;
+			bad |= !all_bytes(regions[i], PAGE_SIZE, FILL) << i;
 			memset(regions[i], CHILD_FILL, PAGE_SIZE);
 		}
 		signal_other(to_parent[1]);
 		wait_other(to_child[0]);
 		for (i = 0; i < 5; i++)
-			bad |= !all(regions[i], PAGE_SIZE, CHILD_FILL) << (5 + i);
+			bad |= !all_bytes(regions[i], PAGE_SIZE, CHILD_FILL) << (5 + i);
 		exit(bad);
 	}
 	if (!wait_other(to_parent[0]))
 		return ktap_fail("the child did not answer");
 	for (i = 0; i < 5; i++) {
-		bad |= !all(regions[i], PAGE_SIZE, FILL) << i;
+		bad |= !all_bytes(regions[i], PAGE_SIZE, FILL) << i;
 		memset(regions[i], PARENT_FILL, PAGE_SIZE);
 	}
 	signal_other(to_child[1]);
@@ -110,10 +99,10 @@ static int kernel_writes(char *pages, int fd, const char *want)
 
 	bad |= (read(fd, pages + 100, 64) != 64 || memcmp(pages + 100, want, 64)) << 0;
 	bad |= (gettimeofday(tv, NULL) != 0 || tv->tv_sec < 1000000000L) << 1;
-	bad |= (clock_gettime(CLOCK_MONOTONIC, ts) != 0 || all((char *)ts, sizeof(*ts), FILL)) << 2;
+	bad |= (clock_gettime(CLOCK_MONOTONIC, ts) != 0 || all_bytes((char *)ts, sizeof(*ts), FILL)) << 2;
 	bad |= (getcpu(cpu, NULL, NULL) != 0 || *cpu > 64) << 3;
 	bad |= (read(fd, across, 64) != 64 || memcmp(across, want, 64)) << 4;
-	bad |= !all(pages + 100 + 64, 64, FILL) << 5;		/* the bytes after the read */
+	bad |= !all_bytes(pages + 100 + 64, 64, FILL) << 5;		/* the bytes after the read */
 	return bad;
 }
 
@@ -132,7 +121,7 @@ static int test_kernel_writes_into_shared_pages(void)
 	if (pid == 0)
 		exit(kernel_writes(pages, p[0], want));
 	wait4(pid, &status, 0, NULL);
-	if (!all(pages, 5 * PAGE_SIZE, FILL))
+	if (!all_bytes(pages, 5 * PAGE_SIZE, FILL))
 		return ktap_fail("the parent's pages changed: the kernel wrote into the frame it shares");
 	return expect_exit(status, 0, "the child (bits: read, gettimeofday, clock_gettime, getcpu, read across pages, bytes after)");
 }
@@ -149,7 +138,7 @@ static int test_kernel_writes_into_untouched_pages(void)
 	    write(p[1], want, 64) != 64)
 		return ktap_fail("mmap or pipe failed");
 	bad = kernel_writes(pages, p[0], want) & ~(1 << 5);	/* zeros after the read, no fill */
-	if (!all(pages, 100, 0) || !all(pages + 164, PAGE_SIZE - 164, 0))
+	if (!all_bytes(pages, 100, 0) || !all_bytes(pages + 164, PAGE_SIZE - 164, 0))
 		return ktap_fail("the bytes around the read are not zero");
 	close(p[0]);
 	close(p[1]);
@@ -177,10 +166,10 @@ static int test_mprotect_keeps_the_copy_private(void)
 		    mprotect(page, PAGE_SIZE, PROT_READ | PROT_WRITE))
 			exit(2);
 		memset(page, CHILD_FILL, PAGE_SIZE);
-		exit(!all(page, PAGE_SIZE, CHILD_FILL));
+		exit(!all_bytes(page, PAGE_SIZE, CHILD_FILL));
 	}
 	wait4(pid, &status, 0, NULL);
-	if (!all(page, PAGE_SIZE, FILL))
+	if (!all_bytes(page, PAGE_SIZE, FILL))
 		return ktap_fail("the child's write after mprotect reached the parent's page");
 	return expect_exit(status, 0, "the child");
 }
@@ -205,11 +194,11 @@ static int test_madvise_dontneed_in_child(void)
 		if (syscall3(__NR_madvise, (long)page, PAGE_SIZE, MADV_DONTNEED) ||
 		    syscall3(__NR_madvise, (long)data_page, PAGE_SIZE, MADV_DONTNEED))
 			exit(4);
-		exit((all(page, PAGE_SIZE, 0) ? 0 : 1) |
-		     (data_page[0] != 1 || data_page[2] != 3 || !all(data_page + 3, PAGE_SIZE - 3, 0)) << 1);
+		exit((all_bytes(page, PAGE_SIZE, 0) ? 0 : 1) |
+		     (data_page[0] != 1 || data_page[2] != 3 || !all_bytes(data_page + 3, PAGE_SIZE - 3, 0)) << 1);
 	}
 	wait4(pid, &status, 0, NULL);
-	if (!all(page, PAGE_SIZE, FILL) || !all(data_page, PAGE_SIZE, FILL))
+	if (!all_bytes(page, PAGE_SIZE, FILL) || !all_bytes(data_page, PAGE_SIZE, FILL))
 		return ktap_fail("the child's MADV_DONTNEED changed the parent's pages");
 	return expect_exit(status, 0, "the child (1: the anonymous page, 2: the .data page, 4: madvise failed)");
 }

@@ -264,25 +264,6 @@ static int test_rlimits(void)
 }
 
 /*
- * Fill [p, p + len) by reading /dev/zero into it: the kernel's copy gives
- * each page its frame at its first touch, and stops short (or -EFAULT)
- * when no frame is left, where a store of the program's own would have it
- * killed. Whether it filled everything.
- */
-static int fill(char *p, unsigned long len, long zero)
-{
-	unsigned long done = 0, chunk;
-	long n;
-
-	for (; done < len; done += n) {
-		chunk = len - done < (1ul << 20) ? len - done : 1ul << 20;
-		if ((n = read(zero, p + done, chunk)) <= 0)
-			break;
-	}
-	return done == len;
-}
-
-/*
  * Out of memory, /proc/self/maps cannot be made: ENOMEM, not "no such file".
  * Memory is taken at a page's first touch, so mapping it is not enough:
  * each mapping is filled until no frame is left.
@@ -301,7 +282,7 @@ static int exhaust_then_open(void *unused)
 	for (; len >= PAGE_SIZE; len /= 2)
 		while (!IS_ERR_VALUE(p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 					      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)))
-			if (!fill(p, len, zero))
+			if (fill_from_zero(p, len, zero) != len)
 				goto full;
 full:
 	fd = open("/proc/self/maps", O_RDONLY, 0);

@@ -14,25 +14,6 @@ static struct area {
 static unsigned long nareas;
 
 /*
- * Fill [p, p + len) by reading /dev/zero into it: the kernel's copy gives
- * each page its frame at its first touch (docs/memory.md), and stops short
- * when no frame is left, where a store of this program's own would have
- * it killed. The bytes filled.
- */
-static unsigned long fill(char *p, unsigned long len, long zero)
-{
-	unsigned long done = 0, chunk;
-	long n;
-
-	for (; done < len; done += n) {
-		chunk = len - done < (1ul << 20) ? len - done : 1ul << 20;
-		if ((n = read(zero, p + done, chunk)) <= 0)
-			break;
-	}
-	return done;
-}
-
-/*
  * Areas halving from 1 TiB to a page, each filled, until mmap says no or
  * a fill stops short (no frame left): how many pages they took.
  */
@@ -46,7 +27,7 @@ static unsigned long map_all(long zero)
 		       !IS_ERR_VALUE(p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 					      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))) {
 			areas[nareas++] = (struct area){ p, len };
-			got = fill(p, len, zero);
+			got = fill_from_zero(p, len, zero);
 			pages += got / PAGE_SIZE;
 			if (got < len)
 				goto full;

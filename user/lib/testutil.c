@@ -184,6 +184,29 @@ int run_tests(const struct test *tests, unsigned long n)
 }
 
 /* The whole of a small file into buf (NUL-terminated): its length, or the error. */
+int all_bytes(const char *p, unsigned long n, int c)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)p[i] != (unsigned char)c)
+			return 0;
+	return 1;
+}
+
+unsigned long fill_from_zero(char *p, unsigned long len, long zero)
+{
+	unsigned long done = 0, chunk;
+	long n;
+
+	for (; done < len; done += n) {
+		chunk = len - done < (1ul << 20) ? len - done : 1ul << 20;
+		if ((n = read(zero, p + done, chunk)) <= 0)
+			break;
+	}
+	return done;
+}
+
 char test_dir[64];
 
 const char *in_dir(const char *name)

@@ -17,6 +17,15 @@ int expect_signal(int status, int sig, const char *what);
 /* 1 if the kernel is ccos (uname): its own contract applies exactly; else Linux's answers. */
 int on_ccos(void);
 long meminfo_kb(const char *field);
+/* Every byte of [p, p + n) is c. */
+int all_bytes(const char *p, unsigned long n, int c);
+/*
+ * Fill [p, p + len) by reading the open /dev/zero zero into it: the kernel's
+ * copy gives each page its frame at its first touch (docs/memory.md), and
+ * stops short when no frame is left, where a store of the program's own
+ * would have it killed. The bytes filled.
+ */
+unsigned long fill_from_zero(char *p, unsigned long len, long zero);
 /* A test's own folder in /tmp (the program makes it), and test_dir/name in one of a few rotating buffers. */
 extern char test_dir[64];
 const char *in_dir(const char *name);

@@ -30,16 +30,6 @@ static const unsigned long entries[NR_ENTRIES] = { VSYS_GETTIMEOFDAY, VSYS_TIME,
 static const char *const entry_names[NR_ENTRIES] = { "gettimeofday", "time", "getcpu" };
 static const char *const way_names[NR_WAYS] = { "the vsyscall page", "the vDSO", "the system call" };
 
-static int all(const char *p, unsigned long n, int c)
-{
-	unsigned long i;
-
-	for (i = 0; i < n; i++)
-		if ((unsigned char)p[i] != (unsigned char)c)
-			return 0;
-	return 1;
-}
-
 /* Entry e called one way, with outputs a1 and a2 (the probe: a fault is recorded, not fatal). */
 static struct probe call(int way, int e, long a1, long a2)
 {
@@ -163,7 +153,7 @@ int test_outputs_on_pages_fork_shares(void)
 	wait4(pid, &status, 0, NULL);
 	close(p[0]);
 	close(p[1]);
-	if (!all(pages, PAGES * PAGE_SIZE, FILL))
+	if (!all_bytes(pages, PAGES * PAGE_SIZE, FILL))
 		return ktap_fail("the parent's stack changed: a call wrote into the frame it shares");
 	return report(bad, "the child's stack, shared with its parent");
 }
@@ -208,19 +198,19 @@ static long bad_pointer_cases(char *shared, char *fresh)
 
 		p = probe(calls[i].entry, calls[i].slot ? good : (long)unmapped,
 			  calls[i].slot ? (long)unmapped : good, 0);
-		if (p.sig != SIGSEGV || p.addr != unmapped || !all(shared, PAGE_SIZE, FILL))
+		if (p.sig != SIGSEGV || p.addr != unmapped || !all_bytes(shared, PAGE_SIZE, FILL))
 			bad |= 1ul << i;
 		p = probe(calls[i].entry, calls[i].slot ? fresh_good : (long)unmapped,
 			  calls[i].slot ? (long)unmapped : fresh_good, 0);
-		if (p.sig != SIGSEGV || p.addr != unmapped || !all(fresh, PAGE_SIZE, 0))
+		if (p.sig != SIGSEGV || p.addr != unmapped || !all_bytes(fresh, PAGE_SIZE, 0))
 			bad |= 1ul << (4 + i);
 	}
 	p = probe(VSYS_GETTIMEOFDAY, (long)cross, 0, 0);
-	if (p.sig || p.ret || tv->tv_sec < 1000000000L || !all(fresh + PAGE_SIZE, PAGE_SIZE - 8, FILL))
+	if (p.sig || p.ret || tv->tv_sec < 1000000000L || !all_bytes(fresh + PAGE_SIZE, PAGE_SIZE - 8, FILL))
 		bad |= 1ul << 8;
 	p = probe(VSYS_GETTIMEOFDAY, (long)readonly_addr - 8, 0, 0);
 	if (p.sig != SIGSEGV || p.addr != readonly_addr - 8 ||
-	    !all((char *)readonly_addr - PAGE_SIZE, PAGE_SIZE, FILL))
+	    !all_bytes((char *)readonly_addr - PAGE_SIZE, PAGE_SIZE, FILL))
 		bad |= 1ul << 9;
 	return bad;
 }
@@ -253,7 +243,7 @@ int test_bad_pointer_beside_shared_pages(void)
 		return ktap_fail("mask %#lx: bits 0-3 a bad pointer beside a shared page (gettimeofday "
 				 "tz, tv; getcpu node, cpu), 4-7 beside an untouched page, 8 across a shared "
 				 "and an untouched page, 9 across a shared and a read-only page", bad);
-	if (!all(shared, PAGE_SIZE, FILL) || !all(fresh + PAGE_SIZE, PAGE_SIZE, FILL))
+	if (!all_bytes(shared, PAGE_SIZE, FILL) || !all_bytes(fresh + PAGE_SIZE, PAGE_SIZE, FILL))
 		return ktap_fail("the parent's pages changed: a call wrote into a frame they share");
 	munmap(fresh, 3 * PAGE_SIZE);
 	return 1;
