@@ -150,6 +150,37 @@ static struct process *signal_taker(struct process *p, int sig)
 	return NULL;
 }
 
+static bool awake_for(const struct process *t, int sig)
+{
+	return (t->state == PROC_RUNNING || t->state == PROC_RUNNABLE) &&
+	       !(t->sig.blocked & SIGBIT(sig));
+}
+
+/*
+ * A thread of p's process that does not block sig and is on a CPU, or
+ * else waits for one; p if none is. A timer's signal for the process goes
+ * to it, as Linux gives it to current when current is of the process (a
+ * POSIX timer's, send_sigqueue since 6.3; a CPU interval timer's, whose
+ * check runs in the tick of the thread it charges): the thread that ran
+ * the clock out takes it, and no sleeping thread is woken for it. The
+ * timers run at the scheduler's pass, so Linux's current is the thread
+ * this CPU just switched from, if it is of the process.
+ */
+struct process *signal_awake_thread(struct process *p, int sig)
+{
+	struct process *t = sched_last_run();
+
+	if (t->tgid == p->tgid && awake_for(t, sig))
+		return t;
+	for_each_thread(t, p)
+		if (t->state == PROC_RUNNING && awake_for(t, sig))
+			return t;
+	for_each_thread(t, p)
+		if (awake_for(t, sig))
+			return t;
+	return p;
+}
+
 /*
  * A signal for a process waits in the process's set (kernel/signal/sigqueue.c)
  * for one of its threads to take it. The thread named, if it does not

@@ -84,6 +84,11 @@ static void wake_sleepers(uint64_t now)
 			sched_wake(p);
 }
 
+struct process *sched_last_run(void)
+{
+	return &proc_table[this_cpu()->last_run];
+}
+
 /* The next process this CPU may run, after the one it ran last; NULL if none. */
 static struct process *pick(struct percpu *c)
 {

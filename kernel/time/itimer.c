@@ -10,7 +10,9 @@
  * Each process has three (kept in its leader), as Linux's signal_struct:
  * ITIMER_REAL counts wall time and sends SIGALRM; ITIMER_VIRTUAL counts
  * the time its threads run in user mode and sends SIGVTALRM;
- * ITIMER_PROF counts user and system time and sends SIGPROF. A timer
+ * ITIMER_PROF counts user and system time and sends SIGPROF, these two
+ * for a thread of the process that runs to take (signal_awake_thread,
+ * kernel/thread.c), ITIMER_REAL to the process. A timer
  * with an interval starts again at each expiry, one signal per expiry
  * (a signal still pending takes no second one). ITIMER_REAL's value is a
  * CLOCK_MONOTONIC deadline; the CPU timers' a deadline in the process's
@@ -152,7 +154,8 @@ void itimers_run(uint64_t now)
 				it->value = it->incr ? it->value + (1 + (t - it->value) / it->incr) * it->incr : 0;
 			else
 				it->value = it->incr ? it->value + it->incr : 0;
-			send_signal(p, itimer_signal[which], NULL);
+			send_signal(which == ITIMER_REAL ? p : signal_awake_thread(p, itimer_signal[which]),
+				    itimer_signal[which], NULL);
 		}
 	}
 }

@@ -18,8 +18,9 @@
  * which the same pass samples at each tick; it stops for good when its
  * owner ends. A timer with an interval starts again at each expiry.
  *
- * At an expiry it queues its signal (SIGEV_SIGNAL: to the process;
- * SIGEV_THREAD_ID: to one of its threads; SIGEV_NONE: none), with
+ * At an expiry it queues its signal (SIGEV_SIGNAL: to the process, for
+ * a thread of it that runs to take; SIGEV_THREAD_ID: to one of its
+ * threads; SIGEV_NONE: none), with
  * si_code SI_TIMER, its id and the sigev_value; the signal is queued
  * once, as Linux's timer has one preallocated for it: while it waits
  * (blocked, say), each further expiry only counts an overrun, and the
@@ -126,8 +127,9 @@ static void fire(struct k_itimer *t, uint64_t now)
 	t->overrun = missed;
 	if (!(p = timer_target(t)))
 		return;
-	t->queued = t->notify == SIGEV_THREAD_ID ? send_signal_thread(p, t->signo, &info)
-						 : send_signal(p, t->signo, &info);
+	t->queued = t->notify == SIGEV_THREAD_ID ?
+		send_signal_thread(p, t->signo, &info) :
+		send_signal(signal_awake_thread(p, t->signo), t->signo, &info);
 }
 
 /* The timers whose time has come: from the scheduler's pass at each tick. */

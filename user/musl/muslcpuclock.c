@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include "ktap.h"
 #include "threadutil.h"
@@ -295,6 +296,94 @@ static int test_timer_on_thread_clock(void)
 	return 1;
 }
 
+/*
+ * A timer of the process sends to a thread of it that runs, as Linux
+ * (6.3 on) gives it to the thread whose time ran the clock out: the leader
+ * sleeps in pthread_join while another thread spins, and every signal of
+ * a timer on the process's clock, then of ITIMER_PROF, is the spinner's.
+ * The spinner sets the timer once the leader sleeps (/proc/PID/stat's
+ * state is the leader's). Its handler does not block the signal
+ * (SA_NODEFER): an expiry while it runs would go to the leader, on Linux
+ * as on ccos, since the spinner cannot take it then.
+ */
+static volatile long spinner_tid;
+static volatile int to_spinner, to_others;
+
+static void on_timer_count(int sig)
+{
+	(void)sig;
+	if (gettid_() == spinner_tid)
+		to_spinner++;
+	else
+		to_others++;
+}
+
+/* The state letter of the process's leader, from /proc/PID/stat; 0 if unreadable. */
+static char leader_state(void)
+{
+	char path[64], stat[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", getpid());
+	if (!(f = fopen(path, "r")))
+		return 0;
+	n = fread(stat, 1, sizeof(stat) - 1, f);
+	fclose(f);
+	stat[n] = 0;
+	return (p = strrchr(stat, ')')) && p[1] ? p[2] : 0;
+}
+
+static void *spin_for_twenty(void *use_itimer)
+{
+	struct itimerval iv = { { 0, 1000 }, { 0, 1000 } }, off = { 0 };
+	struct itimerspec its = { { 0, MSEC }, { 0, MSEC } };
+	long long m0 = clock_ns(CLOCK_MONOTONIC);
+	timer_t timer;
+
+	spinner_tid = gettid_();
+	while (leader_state() != 'S' && clock_ns(CLOCK_MONOTONIC) - m0 < GIVE_UP_NS)
+		sched_yield();
+	if (use_itimer)
+		setitimer(ITIMER_PROF, &iv, NULL);
+	else if (timer_create(CLOCK_PROCESS_CPUTIME_ID, NULL, &timer) ||
+		 timer_settime(timer, 0, &its, NULL))
+		return "timer_create";
+	while (to_spinner + to_others < 20 && clock_ns(CLOCK_MONOTONIC) - m0 < GIVE_UP_NS)
+		;
+	if (use_itimer)
+		setitimer(ITIMER_PROF, &off, NULL);
+	else
+		timer_delete(timer);
+	return NULL;
+}
+
+static int signals_to_the_running_thread(int sig, void *use_itimer, const char *what)
+{
+	struct sigaction sa = { .sa_handler = on_timer_count, .sa_flags = SA_NODEFER };
+	pthread_t t;
+	void *err;
+
+	sigaction(sig, &sa, NULL);
+	if (pthread_create(&t, NULL, spin_for_twenty, use_itimer))
+		return fail("pthread_create");
+	pthread_join(t, &err);
+	if (err)
+		return fail("%s: %s", (char *)err, strerror(errno));
+	if (to_others || to_spinner < 20)
+		return fail("%s: %d signals to the spinning thread, %d to the sleeping leader", what,
+			    to_spinner, to_others);
+	return 1;
+}
+
+static int test_process_timer_to_running_thread(void)
+{
+	if (!signals_to_the_running_thread(SIGALRM, NULL, "timer on CLOCK_PROCESS_CPUTIME_ID"))
+		return 0;
+	to_spinner = to_others = 0;
+	return signals_to_the_running_thread(SIGPROF, "", "ITIMER_PROF");
+}
+
 static const struct ktap_test tests[] = {
 	{ "thread_clock_runs_with_the_thread", test_thread_clock_runs_with_the_thread },
 	{ "process_clock_sums_threads", test_process_clock_sums_threads },
@@ -304,6 +393,7 @@ static const struct ktap_test tests[] = {
 	{ "clock_nanosleep_on_cpu_clocks", test_clock_nanosleep },
 	{ "timer_on_process_clock", test_timer_on_process_clock },
 	{ "timer_on_thread_clock", test_timer_on_thread_clock },
+	{ "process_timer_to_running_thread", test_process_timer_to_running_thread },
 };
 
 int main(void)
