@@ -1,4 +1,4 @@
-/* sysclock: setting the wall clock (settimeofday, clock_settime) and every reader following it; /dev/rtc. */
+/* sysclock: setting the wall clock (settimeofday, clock_settime) and every reader following it; /dev/rtc; adjtimex. */
 #include "vdsoutil.h"
 
 #define RTC_RD_TIME		0x80247009
@@ -238,6 +238,76 @@ static int test_rtc_rd_time(void)
 	return 1;
 }
 
+/* Linux's struct __kernel_timex, as x86-64 lays it out. */
+struct timex {
+	unsigned int modes;
+	int pad0;
+	long offset, freq, maxerror, esterror;
+	int status, pad1;
+	long constant, precision, tolerance;
+	struct timeval time;
+	long tick, ppsfreq, jitter;
+	int shift, pad2;
+	long stabil, jitcnt, calcnt, errcnt, stbcnt;
+	int tai, pad3[11];
+};
+
+#define __NR_adjtimex		159
+#define __NR_clock_adjtime	305
+#define __NR_setuid		105
+#define ADJ_FREQUENCY		0x0002
+#define ADJ_OFFSET_SS_READ	0xa001
+#define STA_UNSYNC		0x0040
+#define TIME_ERROR		5
+#define EOPNOTSUPP		95
+#define NOBODY			65534
+
+static long adjtimex(struct timex *tx)
+{
+	return syscall1(__NR_adjtimex, (long)tx);
+}
+
+/*
+ * adjtimex and clock_adjtime(CLOCK_REALTIME) read the clock's NTP state:
+ * a state from TIME_OK to TIME_ERROR, Linux's constants (precision 1 us,
+ * tolerance 500 ppm scaled by 2^16, the tick 1/USER_HZ within the 10 %
+ * ADJ_TICK allows), the time now. ccos never steers its clock: it says so
+ * as a Linux machine no NTP daemon told does (unsynchronised, no
+ * frequency or offset). Only CLOCK_REALTIME is adjustable; a caller that
+ * may not set the clock gets EPERM for any change (ccos: everyone).
+ */
+static int test_adjtimex_reads_the_state(void)
+{
+	struct timex tx = { 0 }, tx2 = { 0 };
+	long r = adjtimex(&tx), r2;
+
+	if (r < 0 || r > TIME_ERROR)
+		return ktap_fail("adjtimex(modes 0) = %ld", r);
+	if (tx.precision != 1 || tx.tolerance != 500l << 16 || tx.tick < 9000 || tx.tick > 11000)
+		return ktap_fail("precision %ld, tolerance %ld, tick %ld", tx.precision, tx.tolerance,
+				 tx.tick);
+	if (tx.time.tv_sec < time(NULL) - 1 || tx.time.tv_sec > time(NULL))
+		return ktap_fail("adjtimex's time %ld, time() %ld", tx.time.tv_sec, time(NULL));
+	if (on_ccos() && (r != TIME_ERROR || !(tx.status & STA_UNSYNC) || tx.freq || tx.offset ||
+			  tx.tick != 10000 || tx.tai))
+		return ktap_fail("ccos: state %ld, status %#x, freq %ld, offset %ld, tick %ld, tai %d",
+				 r, tx.status, tx.freq, tx.offset, tx.tick, tx.tai);
+	r2 = syscall2(__NR_clock_adjtime, CLOCK_REALTIME, (long)&tx2);
+	if (r2 != r || tx2.tick != tx.tick || tx2.tolerance != tx.tolerance)
+		return ktap_fail("clock_adjtime(CLOCK_REALTIME) = %ld, adjtimex %ld", r2, r);
+	tx2.modes = ADJ_OFFSET_SS_READ;
+	if (!expect(adjtimex(&tx2), r, "adjtimex(ADJ_OFFSET_SS_READ)") ||
+	    !expect(syscall2(__NR_clock_adjtime, CLOCK_MONOTONIC, (long)&tx), -EOPNOTSUPP,
+		    "clock_adjtime(CLOCK_MONOTONIC)") ||
+	    !expect(syscall2(__NR_clock_adjtime, 1000, (long)&tx), -EINVAL, "clock_adjtime(1000)") ||
+	    !expect(adjtimex((void *)BAD_POINTER), -EFAULT, "adjtimex(bad pointer)"))
+		return 0;
+	if (getuid() == 0 && syscall1(__NR_setuid, NOBODY) && !on_ccos())
+		return ktap_fail("setuid(nobody) failed");
+	tx = (struct timex){ .modes = ADJ_FREQUENCY };
+	return expect(adjtimex(&tx), -EPERM, "adjtimex(ADJ_FREQUENCY) by nobody");
+}
+
 static const struct test tests[] = {
 	{ "settimeofday_einval", test_settimeofday_einval },
 	{ "clock_settime_einval", test_clock_settime_einval },
@@ -245,6 +315,7 @@ static const struct test tests[] = {
 	{ "settimeofday_sets_time_and_zone", test_settimeofday_sets_time_and_zone },
 	{ "clock_settime_before_boot_einval", test_clock_settime_before_boot_einval },
 	{ "rtc_rd_time", test_rtc_rd_time },
+	{ "adjtimex_reads_the_state", test_adjtimex_reads_the_state },
 };
 
 int main(int argc, char **argv, char **envp)

@@ -194,6 +194,10 @@ long sys_gettimeofday(struct timeval __user *tv, struct timezone __user *tz);
 long sys_settimeofday(const struct timeval __user *tv, const struct timezone __user *tz);
 long sys_clock_settime(int clock, const struct timespec __user *ts);
 long sys_time(int64_t __user *t);
+/* kernel/time/ntp.c */
+struct timex;
+long sys_adjtimex(struct timex __user *tx);
+long sys_clock_adjtime(clockid_t clock, struct timex __user *tx);
 long sys_clock_gettime(int clock, struct timespec __user *ts);
 long sys_clock_getres(int clock, struct timespec __user *ts);
 long sys_nanosleep(const struct timespec __user *req, struct timespec __user *rem);

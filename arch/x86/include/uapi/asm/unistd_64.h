@@ -99,6 +99,7 @@
 #define __NR_fstatfs		138
 #define __NR_prctl		157
 #define __NR_arch_prctl		158
+#define __NR_adjtimex		159
 #define __NR_setrlimit		160
 #define __NR_settimeofday	164
 #define __NR_reboot		169
@@ -145,6 +146,7 @@
 #define __NR_pwritev		296
 #define __NR_rt_tgsigqueueinfo	297
 #define __NR_prlimit64		302
+#define __NR_clock_adjtime	305
 #define __NR_getcpu		309
 #define __NR_process_vm_readv	310
 #define __NR_process_vm_writev	311
