@@ -31,6 +31,8 @@ void fds_setup(void);
 void fd_op(const unsigned long *r);
 void block_op(const unsigned long *r, int thread);
 void fds_drain(void);
+/* A thread round's timers (user/fuzz/timerops.c): tid is a thread of the round, 0 or nobody's. */
+void timer_op(const unsigned long *r, long tid);
 #define FUZZ_FILES	4		/* the rounds' files of /tmp: /tmp/fuzz-fd0 ... */
 #define FUZZ_MODEL_FILE	"/tmp/fuzz-model"
 void fuzz_file_name(char *name, int len, unsigned long i);

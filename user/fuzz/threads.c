@@ -1,4 +1,4 @@
-/* fuzz's thread rounds: one child's threads on every CPU racing futexes, affinity, signals, unmaps, descriptors and exits. */
+/* fuzz's thread rounds: one child's threads on every CPU racing futexes, affinity, signals, unmaps, descriptors, timers and exits. */
 #include "fuzz.h"
 
 #define THREAD_FLAGS	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | \
@@ -21,12 +21,12 @@
  */
 enum kind {
 	OP_CALL, OP_FUTEX, OP_AFFINITY, OP_SIGNAL, OP_FD, OP_BLOCK, OP_UNMAP, OP_PROTECT, OP_REMAP,
-	OP_COPY, OP_TOUCH, OP_CLONE, OP_SLEEP, OP_EXEC, OP_EXIT, OP_EXIT_GROUP, NR_KINDS
+	OP_COPY, OP_TOUCH, OP_CLONE, OP_SLEEP, OP_TIMER, OP_EXEC, OP_EXIT, OP_EXIT_GROUP, NR_KINDS
 };
 
 static const char *const kind_name[NR_KINDS] = {
 	"call", "futex", "affinity", "signal", "fd", "block", "unmap", "protect", "remap", "copy",
-	"touch", "clone", "sleep", "exec", "exit", "exit_group",
+	"touch", "clone", "sleep", "timer", "exec", "exit", "exit_group",
 };
 
 struct op {
@@ -289,6 +289,7 @@ static void run_op(const struct op *o, int slot)
 		else
 			sleep_ns(MSEC);
 		break;
+	case OP_TIMER: timer_op(r, tid_of(r[0] >> 32)); break;
 	case OP_EXEC: {
 		/* The other threads end first; echo's write to the read-only fd 1 fails. */
 		static char *const argv[] = { "echo", "exec", NULL }, *const envp[] = { NULL };
