@@ -1,4 +1,4 @@
-/* sysclock: setting the wall clock (settimeofday, clock_settime) and every reader following it; /dev/rtc; adjtimex. */
+/* sysclock: setting the wall clock (settimeofday, clock_settime) and every reader, timer and sleeper following it; /dev/rtc; adjtimex. */
 #include "vdsoutil.h"
 
 #define RTC_RD_TIME		0x80247009
@@ -191,6 +191,114 @@ static int test_clock_settime_before_boot_einval(void)
 	return expect(clock_settime(CLOCK_REALTIME, &epoch), -EINVAL, "clock_settime(1970)");
 }
 
+/* ---- timers and sleepers of wall-clock time follow the clock when it is set ---- */
+
+#define SEC			1000000000L
+#define SIGEV_SIGNAL		0
+#define SIGEV_NONE		1
+
+struct sigevent_raw {
+	unsigned long value;
+	int signo, notify, tid, pad[11];
+};
+
+/* Set the wall clock to real0 + off + the monotonic time since mono0: 1, or 0 with the reason. */
+static int set_clock(long real0, long mono0, long off)
+{
+	struct timespec ts = ts_of(real0 + off + (now_ns() - mono0));
+
+	return expect(clock_settime(CLOCK_REALTIME, &ts), 0, "clock_settime");
+}
+
+static long timer_left(int id)
+{
+	struct timespec cur[2];
+
+	return syscall2(__NR_timer_gettime, id, (long)cur) ? -1 : ns_of(&cur[1]);
+}
+
+/*
+ * A timer set to an absolute CLOCK_REALTIME time is due when the clock
+ * reads it: with the clock set 1000 s back it has 1000 s more to go, and
+ * set past the time it fires at once. One set to a relative time counts
+ * on unmoved (Linux keeps both kinds so, hrtimer's REALTIME and MONOTONIC
+ * bases).
+ */
+static int test_wall_timer_follows_the_clock(void)
+{
+	struct sigevent_raw ev = { .signo = SIGUSR1, .notify = SIGEV_SIGNAL },
+			    none = { .notify = SIGEV_NONE };
+	struct timespec its[2] = { { 0, 0 }, { 100, 0 } }, five = { 5, 0 };
+	sigset_t usr1 = 1ul << (SIGUSR1 - 1);
+	long real0 = realtime_ns(), mono0 = now_ns(), abs_left, rel_left, sig;
+	int abs_id, rel_id;
+
+	if (!on_ccos())
+		return skip("it would move the host's clock");
+	rt_sigprocmask(SIG_BLOCK, &usr1, NULL, sizeof(usr1));
+	if (syscall3(__NR_timer_create, CLOCK_REALTIME, (long)&ev, (long)&abs_id) ||
+	    syscall3(__NR_timer_create, CLOCK_REALTIME, (long)&none, (long)&rel_id) ||
+	    syscall4(__NR_timer_settime, rel_id, 0, (long)its, 0))
+		return ktap_fail("timer_create or timer_settime failed");
+	its[1] = ts_of(real0 + 100 * SEC);
+	if (syscall4(__NR_timer_settime, abs_id, TIMER_ABSTIME, (long)its, 0) ||
+	    !set_clock(real0, mono0, -1000 * SEC))
+		return set_clock(real0, mono0, 0), ktap_fail("timer_settime(TIMER_ABSTIME) failed");
+	abs_left = timer_left(abs_id);
+	rel_left = timer_left(rel_id);
+	if (!set_clock(real0, mono0, 200 * SEC))
+		return set_clock(real0, mono0, 0), 0;
+	sig = syscall4(__NR_rt_sigtimedwait, (long)&usr1, 0, (long)&five, sizeof(usr1));
+	if (!set_clock(real0, mono0, 0))
+		return 0;
+	if (abs_left < 1090 * SEC || abs_left > 1100 * SEC)
+		return ktap_fail("absolute timer: %ld ns left with the clock set 1000 s back", abs_left);
+	if (rel_left < 90 * SEC || rel_left > 100 * SEC || timer_left(rel_id) < 90 * SEC)
+		return ktap_fail("relative timer: %ld ns left, then %ld", rel_left, timer_left(rel_id));
+	return expect(sig, SIGUSR1, "the absolute timer's signal, the clock set past its time");
+}
+
+/*
+ * clock_nanosleep until a CLOCK_REALTIME time follows the clock too: the
+ * sleeper of 2 s goes on sleeping past them once the clock is set 1000 s
+ * back (which must happen within them: else nothing can be told), and
+ * wakes when the clock is set past its time.
+ */
+static int test_wall_sleep_follows_the_clock(void)
+{
+	long real0 = realtime_ns(), mono0 = now_ns(), pid, r = 0;
+	struct timespec until = ts_of(real0 + 2 * SEC);
+	char before, after;
+	int status = -1;
+
+	if (!on_ccos())
+		return skip("it would move the host's clock");
+	if ((pid = fork()) == 0)
+		exit(clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &until, NULL) ? 2 : 0);
+	before = state_of(pid, 'S');
+	if (!set_clock(real0, mono0, -1000 * SEC) || now_ns() - mono0 >= 2 * SEC) {
+		kill(pid, SIGKILL), wait4(pid, &status, 0, NULL), set_clock(real0, mono0, 0);
+		return now_ns() - mono0 >= 2 * SEC ? skip("the clock was set after the 2 s sleep's end")
+						   : 0;
+	}
+	while (now_ns() - mono0 < 2 * SEC + 500 * MSEC)	/* past the time the sleep was for */
+		sleep_ns(10 * MSEC);
+	after = state_of(pid, 'S');
+	if (!set_clock(real0, mono0, 10 * SEC))
+		return kill(pid, SIGKILL), wait4(pid, &status, 0, NULL), set_clock(real0, mono0, 0), 0;
+	while (now_ns() - mono0 < 10 * SEC && (r = wait4(pid, &status, WNOHANG, NULL)) == 0)
+		sleep_ns(10 * MSEC);
+	if (!r)
+		kill(pid, SIGKILL), wait4(pid, &status, 0, NULL);
+	if (!set_clock(real0, mono0, 0))
+		return 0;
+	if (before != 'S' || after != 'S')
+		return ktap_fail("the sleeper's state: %c, then %c with the clock 1000 s back", before,
+				 after);
+	return r ? expect_exit(status, 0, "the sleeper, once the clock passed its time")
+		 : ktap_fail("the sleeper slept on with the clock set past its time");
+}
+
 /* Days from 1970-01-01 to a date of the Gregorian calendar (month 0-11). */
 static long days_from_civil(long y, long m, long d)
 {
@@ -316,6 +424,8 @@ static const struct test tests[] = {
 	{ "clock_settime_before_boot_einval", test_clock_settime_before_boot_einval },
 	{ "rtc_rd_time", test_rtc_rd_time },
 	{ "adjtimex_reads_the_state", test_adjtimex_reads_the_state },
+	{ "wall_timer_follows_the_clock", test_wall_timer_follows_the_clock },
+	{ "wall_sleep_follows_the_clock", test_wall_sleep_follows_the_clock },
 };
 
 int main(int argc, char **argv, char **envp)

@@ -10,9 +10,11 @@
  * CLOCK_REALTIME, CLOCK_MONOTONIC or CLOCK_BOOTTIME (the same clock as
  * MONOTONIC here: ccos never suspends), CLOCK_TAI, or a CPU-time clock.
  * A timer on the clocks of time is due at a CLOCK_MONOTONIC deadline,
- * which the scheduler's pass at each tick checks, as the alarm's; an
- * absolute CLOCK_REALTIME time is turned into one when set (ccos's wall
- * clock is never set, so the two keep their distance). A timer on a
+ * which the scheduler's pass at each tick checks, as the alarm's; but one
+ * set to an absolute CLOCK_REALTIME or CLOCK_TAI time is due when that
+ * clock reads it, which the same pass looks at, so that setting the clock
+ * moves it, as on Linux (a relative one stays on the monotonic clock, as
+ * Linux's hrtimer puts it there too). A timer on a
  * CPU-time clock keeps the clock with its owner named (pid 0 resolved:
  * posix-cpu-timers.c) and is due when that clock reaches its deadline,
  * which the same pass samples at each tick; it stops for good when its
@@ -50,7 +52,8 @@ struct k_itimer {
 	clockid_t clock;
 	int notify, signo, tid;
 	uint64_t value;
-	uint64_t expires;	/* CLOCK_MONOTONIC ns, or the CPU clock's; 0: not armed */
+	uint64_t expires;	/* CLOCK_MONOTONIC ns, or the wall's, or the CPU clock's; 0: not armed */
+	bool wall;		/* expires is a time of its clock, CLOCK_REALTIME or CLOCK_TAI */
 	uint64_t interval;
 	int64_t overrun;	/* expiries since the signal was queued */
 	int overrun_last;	/* what the last signal carried */
@@ -102,10 +105,16 @@ static void unqueue(struct k_itimer *t)
 	t->overrun = 0;
 }
 
-/* Now on the timer's clock, given CLOCK_MONOTONIC's; false if its CPU clock's owner is gone. */
+/* Now on the clock of its deadline, given CLOCK_MONOTONIC's; false if its CPU clock's owner is gone. */
 static bool timer_now(const struct k_itimer *t, uint64_t mono, uint64_t *now)
 {
+	struct timespec ts;
+
 	*now = mono;
+	if (t->wall) {
+		do_clock_gettime(t->clock, &ts);
+		*now = ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+	}
 	return !is_cpu_clock(t->clock) || !cpu_clock_sample(t->clock, now);
 }
 
@@ -275,20 +284,17 @@ long sys_timer_gettime(int id, struct itimerspec __user *ucur)
 
 /*
  * The deadline of an it_value, relative or absolute on the timer's clock:
- * on CLOCK_MONOTONIC, or on its CPU clock.
+ * on CLOCK_MONOTONIC (BOOTTIME's time is its), on the wall clock for an
+ * absolute time of it, or on its CPU clock. A time past is due now.
  */
-static uint64_t deadline_of(const struct k_itimer *t, int flags, const struct timespec *value)
+static uint64_t deadline_of(struct k_itimer *t, int flags, const struct timespec *value)
 {
-	struct timespec now;
-	uint64_t mono = ktime_get_ns(), at = timespec_ns(value), clock_now;
+	uint64_t at = timespec_ns(value), now;
 
-	if (is_cpu_clock(t->clock))
-		return flags & TIMER_ABSTIME || !timer_now(t, mono, &clock_now) ? at : clock_now + at;
-	if (!(flags & TIMER_ABSTIME))
-		return mono + at;
-	do_clock_gettime(t->clock, &now);
-	clock_now = timespec_ns(&now);
-	return at > clock_now ? mono + (at - clock_now) : mono;	/* past: due now */
+	t->wall = flags & TIMER_ABSTIME && (t->clock == CLOCK_REALTIME || t->clock == CLOCK_TAI);
+	if (flags & TIMER_ABSTIME || !timer_now(t, ktime_get_ns(), &now))
+		return at;
+	return now + at;
 }
 
 long sys_timer_settime(int id, int flags, const struct itimerspec __user *unew,

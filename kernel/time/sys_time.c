@@ -56,6 +56,15 @@ long sys_clock_getres(int clock, struct timespec __user *uts)
 #define SETTOD_SEC_MAX	(9223372036l - 30l * 365 * 24 * 60 * 60)
 
 /*
+ * Sleepers until a time of the wall clock wait on this besides their
+ * monotonic deadline: setting the clock wakes them to look at it again
+ * (sleep_until_wall), as Linux's clock_was_set retriggers its timers of
+ * absolute wall-clock time. The POSIX timers of that kind look at the
+ * clock at every tick (posix-timers.c).
+ */
+static const char clock_was_set;
+
+/*
  * As Linux's do_sys_settimeofday64: a time it cannot keep (negative, past
  * SETTOD_SEC_MAX, or with nanoseconds out of range) is EINVAL, and so is a
  * time zone more than 15 hours from UTC. Linux then asks for CAP_SYS_TIME
@@ -63,12 +72,18 @@ long sys_clock_getres(int clock, struct timespec __user *uts)
  */
 static long set_time(const struct timespec *ts, const struct timezone *tz)
 {
+	long err;
+
 	if (ts && (ts->tv_sec < 0 || ts->tv_sec >= SETTOD_SEC_MAX || ts->tv_nsec < 0 ||
 		   ts->tv_nsec >= NSEC_PER_SEC))
 		return -EINVAL;
 	if (tz && (tz->tz_minuteswest > 15 * 60 || tz->tz_minuteswest < -15 * 60))
 		return -EINVAL;
-	return do_settimeofday(ts, tz);
+	if ((err = do_settimeofday(ts, tz)))
+		return err;
+	if (ts)
+		wakeup(&clock_was_set);
+	return 0;
 }
 
 long sys_settimeofday(const struct timeval __user *utv, const struct timezone __user *utz)
@@ -179,6 +194,29 @@ long sys_nanosleep(const struct timespec __user *ureq, struct timespec __user *r
 }
 
 /*
+ * Sleep until the wall clock (CLOCK_REALTIME, or CLOCK_TAI, which follows
+ * it) reads at: until the monotonic time at which it would, and again from
+ * the clock each time the clock is set, so that setting it ends the sleep
+ * sooner or makes it longer, as on Linux. A signal ends it with -EINTR
+ * (an absolute sleep leaves rem alone).
+ */
+static long sleep_until_wall(clockid_t clock, int64_t at)
+{
+	struct timespec now;
+	int64_t left;
+
+	for (;;) {
+		do_clock_gettime(clock, &now);
+		left = at - (now.tv_sec * NSEC_PER_SEC + now.tv_nsec);
+		if (left <= 0)
+			return 0;
+		sleep_until(&clock_was_set, ktime_get_ns() + left);
+		if (signal_pending(current()))
+			return -EINTR;
+	}
+}
+
+/*
  * As Linux: a clock that does not exist is EINVAL, one it gives no sleep
  * (the raw and coarse clocks, the caller's thread CPU clock) EOPNOTSUPP,
  * before the request is read; so are the alarm clocks, as on a Linux
@@ -211,7 +249,9 @@ long sys_clock_nanosleep(int clock, int flags, const struct timespec __user *ure
 	if (req.tv_sec >= FOREVER_SEC)
 		return sleep_until_ns(~0ull, flags & TIMER_ABSTIME ? NULL : rem);
 	ns = req.tv_sec * NSEC_PER_SEC + req.tv_nsec;
-	if (flags & TIMER_ABSTIME) {	/* a time on `clock`: turn it into a monotonic deadline */
+	if (flags & TIMER_ABSTIME && (clock == CLOCK_REALTIME || clock == CLOCK_TAI))
+		return sleep_until_wall(clock, ns);
+	if (flags & TIMER_ABSTIME) {	/* CLOCK_MONOTONIC's or CLOCK_BOOTTIME's time: the deadline */
 		do_clock_gettime(clock, &now);
 		ns -= now.tv_sec * NSEC_PER_SEC + now.tv_nsec;
 		rem = NULL;		/* Linux leaves rem alone for absolute sleeps */
