@@ -254,7 +254,11 @@ static bool timespec_valid(const struct timespec *ts)
 	return ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < NSEC_PER_SEC;
 }
 
-/* The time left, and the interval. A timer due but not yet run has 1 ns left, as on Linux. */
+/*
+ * The time left, and the interval. A timer due but not yet run has 1 ns
+ * left, its signal still to come, as on Linux; one without a signal
+ * (SIGEV_NONE) and without an interval, none: it is over.
+ */
 static void timer_get(const struct k_itimer *t, struct itimerspec *its)
 {
 	uint64_t now, left = 0;
@@ -265,7 +269,7 @@ static void timer_get(const struct k_itimer *t, struct itimerspec *its)
 		left = t->expires - now;
 	else if (t->expires && t->interval)	/* a SIGEV_NONE timer is never run: its next expiry */
 		left = t->interval - (now - t->expires) % t->interval;
-	else if (t->expires)
+	else if (t->expires && t->notify != SIGEV_NONE)
 		left = 1;
 	its->it_value = ns_timespec(left);
 	its->it_interval = ns_timespec(t->interval);

@@ -363,7 +363,10 @@ static int test_timer_thread_id(void)
 		errno == EINVAL ? 1 : fail("SIGEV_THREAD_ID naming init: not EINVAL");
 }
 
-/* SIGEV_NONE: no signal, but timer_gettime counts down and starts over. */
+/*
+ * SIGEV_NONE: no signal, but timer_gettime counts down and starts over;
+ * a one-shot one that is past reads 0 (one with a signal to send, 1 ns).
+ */
 static int test_timer_sigev_none(void)
 {
 	timer_t t;
@@ -382,7 +385,11 @@ static int test_timer_sigev_none(void)
 		wraps += ts_ns(&cur.it_value) > prev;
 		prev = ts_ns(&cur.it_value);
 	}
+	arm(t, 0, 1, 0);
+	timer_gettime(t, &cur);
 	timer_delete(t);
+	if (ts_ns(&cur.it_value))
+		return fail("a one-shot timer of 1 ns: %lld ns left", (long long)ts_ns(&cur.it_value));
 	return wraps >= 3 ? 1 : fail("the time left started over %ld times in 5 s", wraps);
 }
 
