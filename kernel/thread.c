@@ -85,6 +85,7 @@ static void take_leadership(struct process *p, struct process *leader)
 	p->sig.shared_queued = leader->sig.shared_queued;
 	leader->sig.shared_queued = NULL;
 	memcpy(p->itimer, leader->itimer, sizeof(p->itimer));	/* exec keeps them */
+	p->next_timer_id = leader->next_timer_id;
 	if (init_process == leader)
 		init_process = p;
 	proc_free(leader);

@@ -58,6 +58,7 @@ struct process {
 		uint64_t value;		/* ITIMER_REAL: a CLOCK_MONOTONIC deadline; else ns left */
 		uint64_t incr;		/* the interval: 0 = once */
 	} itimer[NR_ITIMERS];
+	int next_timer_id;		/* of a leader: the id its next POSIX timer tries first */
 	struct process *vfork_parent;	/* woken when this child execs or exits */
 
 	struct signal_state sig;

@@ -196,12 +196,20 @@ static int timer_clock(clockid_t clock, clockid_t *resolved)
 	return -EINVAL;
 }
 
-static int lowest_free_id(int tgid)
+/*
+ * As Linux (since 3.10) numbers them: each process counts its ids up from
+ * 0, skipping those in use and going round at INT_MAX, so that an id just
+ * deleted is not given again at once. A forked child starts from 0; exec
+ * goes on counting.
+ */
+static int next_id(struct process *leader)
 {
-	int id = 0;
+	int id;
 
-	while (find_timer(tgid, id))
-		id++;
+	do {
+		id = leader->next_timer_id;
+		leader->next_timer_id = (id + 1) & 0x7fffffff;	/* INT_MAX */
+	} while (find_timer(leader->tgid, id));
 	return id;
 }
 
@@ -227,7 +235,7 @@ long sys_timer_create(clockid_t clock, struct sigevent __user *uev, int __user *
 		return -EINVAL;
 	if (!t)
 		return -EAGAIN;
-	*t = (struct k_itimer){ .tgid = p->tgid, .id = lowest_free_id(p->tgid), .clock = clock,
+	*t = (struct k_itimer){ .tgid = p->tgid, .id = next_id(p->group_leader), .clock = clock,
 				.notify = ev.notify, .signo = ev.signo, .tid = ev.tid,
 				.value = ev.value };
 	if (!uev)
