@@ -164,15 +164,15 @@ static bool awake_for(const struct process *t, int sig)
  * POSIX timer's, send_sigqueue since 6.3; a CPU interval timer's, whose
  * check runs in the tick of the thread it charges): the thread that ran
  * the clock out takes it, and no sleeping thread is woken for it. The
- * timers run at the scheduler's pass, so Linux's current is the thread
- * this CPU just switched from, if it is of the process.
+ * timers run at the scheduler's pass, so Linux's current is ran, the
+ * thread this CPU just switched from, if it is of the process.
  */
-struct process *signal_awake_thread(struct process *p, int sig)
+struct process *signal_awake_thread(struct process *p, int sig, struct process *ran)
 {
-	struct process *t = sched_last_run();
+	struct process *t;
 
-	if (t->tgid == p->tgid && awake_for(t, sig))
-		return t;
+	if (ran && ran->tgid == p->tgid && awake_for(ran, sig))
+		return ran;
 	for_each_thread(t, p)
 		if (t->state == PROC_RUNNING && awake_for(t, sig))
 			return t;

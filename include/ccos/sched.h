@@ -25,7 +25,5 @@ void sched_kick(struct process *p);		/* a running p looks at its signals */
 void sleep_until(const void *chan, uint64_t wake_at_ns);
 void wakeup(const void *chan);
 void sched_wake(struct process *p);	/* make p runnable, and wake an idle CPU for it */
-/* The process this CPU ran last: at the scheduler's pass, the one it just switched from. */
-struct process *sched_last_run(void);
 
 #endif

@@ -127,8 +127,8 @@ struct trap_frame;
  * the first of its threads that does not block it takes it (kernel/thread.c).
  */
 bool send_signal(struct process *p, int sig, const siginfo_t *info);	/* whether queued */
-/* Whom a timer of p's process sends to: a thread of it that runs, not one asleep. */
-struct process *signal_awake_thread(struct process *p, int sig);
+/* Whom a timer of p's process sends to: ran (a thread that just ran), or one that runs, not one asleep. */
+struct process *signal_awake_thread(struct process *p, int sig, struct process *ran);
 /*
  * Whether a signal a program sends must be dropped because p belongs to
  * init (kernel/pgrp.c): the one check kill, tkill and tgkill all make.

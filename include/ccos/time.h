@@ -53,8 +53,11 @@ int lockless_cpu_clock(int (*fn)(clockid_t clock, struct timespec *ts), clockid_
 		       struct timespec *ts);
 
 /* Timers (kernel/time/itimer.c, posix-timers.c): run from the scheduler's pass. */
-void timers_run(uint64_t now);			/* every timer whose time has come */
-void itimers_run(uint64_t now);			/* setitimer's */
+struct process;
+/* ran: the process the CPU just switched from, or NULL; its CPU-time timers run only then. */
+void timers_run(uint64_t now, struct process *ran);	/* every timer whose time has come */
+void itimers_run(uint64_t now, struct process *ran);	/* setitimer's */
+bool cpu_clock_charged_by(clockid_t resolved, const struct process *t);	/* t's time moves it */
 void exit_posix_timers(int tgid);		/* exec, and the process's end */
 
 /* Timekeeping internals shared with the tick (kernel/time/time.c). */

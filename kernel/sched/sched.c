@@ -73,20 +73,19 @@ void sched_wake(struct process *p)
 	}
 }
 
-/* Run the timers whose time has come; wake the sleepers whose time has. */
-static void wake_sleepers(uint64_t now)
+/*
+ * Run the timers whose time has come; wake the sleepers whose time has.
+ * ran is the process this CPU just switched from (NULL after a halt):
+ * the CPU-time timers are its (timers_run).
+ */
+static void wake_sleepers(uint64_t now, struct process *ran)
 {
 	struct process *p;
 
-	timers_run(now);
+	timers_run(now, ran);
 	for (p = proc_table; p < proc_table + NPROC; p++)
 		if (p->state == PROC_SLEEPING && p->wake_at_ns && now >= p->wake_at_ns)
 			sched_wake(p);
-}
-
-struct process *sched_last_run(void)
-{
-	return &proc_table[this_cpu()->last_run];
 }
 
 /* The next process this CPU may run, after the one it ran last; NULL if none. */
@@ -110,17 +109,20 @@ static struct process *pick(struct percpu *c)
 void scheduler(void)
 {
 	struct percpu *c = this_cpu();
+	struct process *ran = NULL;
 
 	cli();
 	assert_kernel_locked();
 	for (;;) {
 		struct process *p;
 
-		wake_sleepers(ktime_get_ns());
+		wake_sleepers(ktime_get_ns(), ran);
+		ran = NULL;
 		p = pick(c);
 		if (p) {
 			c->need_resched = false;
 			run(p);
+			ran = p;
 			continue;
 		}
 		/*

@@ -19,7 +19,8 @@
  * CPU time (kernel/sched/cputime.c, which the tick charges: its user
  * time for ITIMER_VIRTUAL, user and system for ITIMER_PROF), as Linux's
  * it->expires. The scheduler's pass at each tick checks all three
- * (timers_run), inside the kernel lock, so they resolve a tick (10 ms).
+ * (timers_run), inside the kernel lock, so they resolve a tick (10 ms);
+ * the CPU ones at the pass after one of the process's threads ran.
  * exec keeps them, fork does not copy them.
  */
 static const int itimer_signal[NR_ITIMERS] = {
@@ -130,9 +131,13 @@ long sys_alarm(unsigned int seconds)
 /*
  * Each process's timers whose deadline has come: from the scheduler's
  * pass (timers_run). ITIMER_REAL starts again after the last expiry
- * missed; a CPU timer one interval on, as Linux's check_cpu_itimer.
+ * missed; a CPU timer one interval on, as Linux's check_cpu_itimer, and
+ * only at the pass after a thread of the process ran (ran), as Linux
+ * looks at them in the tick of the thread it charges: so one with an
+ * interval shorter than a tick sends one signal a tick, to that thread,
+ * not one at every CPU's pass.
  */
-void itimers_run(uint64_t now)
+void itimers_run(uint64_t now, struct process *ran)
 {
 	struct process *p;
 	int which;
@@ -145,7 +150,7 @@ void itimers_run(uint64_t now)
 			struct itimer *it = &p->itimer[which];
 			uint64_t t;
 
-			if (!it->value)
+			if (!it->value || (which != ITIMER_REAL && (!ran || ran->tgid != p->tgid)))
 				continue;
 			t = which == ITIMER_REAL ? now : itimer_now(p, which);
 			if (t < it->value)
@@ -154,7 +159,7 @@ void itimers_run(uint64_t now)
 				it->value = it->incr ? it->value + (1 + (t - it->value) / it->incr) * it->incr : 0;
 			else
 				it->value = it->incr ? it->value + it->incr : 0;
-			send_signal(which == ITIMER_REAL ? p : signal_awake_thread(p, itimer_signal[which]),
+			send_signal(which == ITIMER_REAL ? p : signal_awake_thread(p, itimer_signal[which], ran),
 				    itimer_signal[which], NULL);
 		}
 	}

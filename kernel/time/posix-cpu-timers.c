@@ -106,6 +106,14 @@ int cpu_clock_sample(clockid_t resolved, uint64_t *ns)
 	return 0;
 }
 
+/* Whether t's running moves the clock cpu_clock_resolve gave: its own, or its process's. */
+bool cpu_clock_charged_by(clockid_t resolved, const struct process *t)
+{
+	int pid = CPUCLOCK_PID(resolved);
+
+	return resolved & CPUCLOCK_PERTHREAD ? t->pid == pid : t->tgid == pid;
+}
+
 /*
  * clock_gettime and clock_getres are lockless calls (docs/smp.md), but a
  * CPU-time clock reads other threads and the process table, the kernel

@@ -17,7 +17,8 @@
  * Linux's hrtimer puts it there too). A timer on a
  * CPU-time clock keeps the clock with its owner named (pid 0 resolved:
  * posix-cpu-timers.c) and is due when that clock reaches its deadline,
- * which the same pass samples at each tick; it stops for good when its
+ * which the same pass samples when it follows a switch from a thread
+ * whose running moves that clock (timers_run); it stops for good when its
  * owner ends. A timer with an interval starts again at each expiry.
  *
  * At an expiry it queues its signal (SIGEV_SIGNAL: to the process, for
@@ -118,7 +119,7 @@ static bool timer_now(const struct k_itimer *t, uint64_t mono, uint64_t *now)
 	return !is_cpu_clock(t->clock) || !cpu_clock_sample(t->clock, now);
 }
 
-static void fire(struct k_itimer *t, uint64_t now)
+static void fire(struct k_itimer *t, uint64_t now, struct process *ran)
 {
 	uint64_t missed = t->interval ? (now - t->expires) / t->interval : 0;
 	siginfo_t info = { .si_signo = t->signo, .si_code = SI_TIMER };
@@ -138,19 +139,28 @@ static void fire(struct k_itimer *t, uint64_t now)
 		return;
 	t->queued = t->notify == SIGEV_THREAD_ID ?
 		send_signal_thread(p, t->signo, &info) :
-		send_signal(signal_awake_thread(p, t->signo), t->signo, &info);
+		send_signal(signal_awake_thread(p, t->signo, ran), t->signo, &info);
 }
 
-/* The timers whose time has come: from the scheduler's pass at each tick. */
-void timers_run(uint64_t now)
+/*
+ * The timers whose time has come: from the scheduler's pass at each tick,
+ * ran the process the CPU just switched from. A timer on a CPU-time clock
+ * is looked at only when ran's time moves that clock, as Linux looks at
+ * them in the tick of the thread it charges (run_posix_cpu_timers).
+ */
+void timers_run(uint64_t now, struct process *ran)
 {
 	struct k_itimer *t;
 	uint64_t at;
 
-	itimers_run(now);
-	for (t = timers; t < timers + NTIMERS; t++)
-		if (t->tgid && t->expires && timer_now(t, now, &at) && at >= t->expires)
-			fire(t, at);
+	itimers_run(now, ran);
+	for (t = timers; t < timers + NTIMERS; t++) {
+		if (!t->tgid || !t->expires ||
+		    (is_cpu_clock(t->clock) && !(ran && cpu_clock_charged_by(t->clock, ran))))
+			continue;
+		if (timer_now(t, now, &at) && at >= t->expires)
+			fire(t, at, ran);
+	}
 }
 
 /*

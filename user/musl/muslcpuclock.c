@@ -384,6 +384,41 @@ static int test_process_timer_to_running_thread(void)
 	return signals_to_the_running_thread(SIGPROF, "", "ITIMER_PROF");
 }
 
+/*
+ * ITIMER_PROF with an interval shorter than a tick sends at most one
+ * signal a tick of the process's running, as Linux looks at it in the
+ * tick of the thread it charges (CLOCK_MONOTONIC_COARSE resolves a tick),
+ * not one at every CPU's tick. A quarter more is allowed: the ticks sample
+ * the time the process runs, which may run ahead of what it measures.
+ */
+static volatile int prof_signals;
+
+static void on_prof(int sig)
+{
+	(void)sig;
+	prof_signals++;
+}
+
+static int test_itimer_prof_a_signal_a_tick(void)
+{
+	struct sigaction sa = { .sa_handler = on_prof, .sa_flags = SA_NODEFER };
+	struct itimerval iv = { { 0, 1000 }, { 0, 1000 } }, off = { 0 };
+	struct timespec tick;
+	long long p0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID), cpu;
+
+	clock_getres(CLOCK_MONOTONIC_COARSE, &tick);
+	sigaction(SIGPROF, &sa, NULL);
+	setitimer(ITIMER_PROF, &iv, NULL);
+	if (!spin_on(CLOCK_PROCESS_CPUTIME_ID, 300 * MSEC))
+		return 0;
+	setitimer(ITIMER_PROF, &off, NULL);
+	cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - p0;
+	if (prof_signals < 10 || prof_signals > (cpu + cpu / 4) / ts_ns(&tick) + 2)
+		return fail("%d signals in %lld ns of CPU time, ticks of %lld ns", prof_signals, cpu,
+			    ts_ns(&tick));
+	return 1;
+}
+
 static const struct ktap_test tests[] = {
 	{ "thread_clock_runs_with_the_thread", test_thread_clock_runs_with_the_thread },
 	{ "process_clock_sums_threads", test_process_clock_sums_threads },
@@ -394,6 +429,7 @@ static const struct ktap_test tests[] = {
 	{ "timer_on_process_clock", test_timer_on_process_clock },
 	{ "timer_on_thread_clock", test_timer_on_thread_clock },
 	{ "process_timer_to_running_thread", test_process_timer_to_running_thread },
+	{ "itimer_prof_a_signal_a_tick", test_itimer_prof_a_signal_a_tick },
 };
 
 int main(void)
