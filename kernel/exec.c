@@ -37,7 +37,8 @@ static int build_stack(struct mm *mm, uint64_t sp, const struct elf_info *info,
 		{ AT_EUID, 0 }, { AT_GID, 0 }, { AT_EGID, 0 }, { AT_CLKTCK, USER_HZ },
 		{ AT_SECURE, 0 }, { AT_RANDOM, 0 }, { AT_EXECFN, 0 },
 		{ AT_HWCAP2, cpu_has_fsgsbase ? HWCAP2_FSGSBASE : 0 },
-		{ AT_SYSINFO_EHDR, mm->vdso_base }, { AT_NULL, 0 },
+		{ AT_SYSINFO_EHDR, mm->vdso_base }, { AT_MINSIGSTKSZ, sigframe_size_max() },
+		{ AT_NULL, 0 },
 	};
 	size_t naux = ARRAY_SIZE(aux), nwords, i, n = 0, len;
 	uint64_t random[2] = { get_random_u64(), get_random_u64() };
@@ -155,10 +156,10 @@ int exec_image(struct process *p, const char *path, char *const argv[], int argc
 	p->tf->rflags = RFLAGS_IF | 0x2;	/* bit 1 is always set */
 	p->fs_base = p->gs_base = 0;
 	p->fsindex = p->gsindex = 0;
-	memcpy(p->fpu, fpu_initial_state, sizeof(p->fpu));
+	memcpy(p->fpu, fpu_initial_state, fpu_state_size);
 	if (p == current()) {
 		fsgs_load(p);
-		__asm__ volatile("fxrstor64 %0" : : "m"(p->fpu));
+		fpu_restore(p->fpu);
 	}
 	/* Handlers do not survive exec; ignored signals stay ignored. */
 	for (sig = 1; sig <= NSIG; sig++)

@@ -154,8 +154,8 @@ static long do_clone(uint64_t flags, uint64_t newsp, int __user *ptid, uint64_t 
 	child->tf->rax = 0;			/* clone returns 0 in the child */
 	if (newsp)
 		child->tf->rsp = newsp;
-	__asm__ volatile("fxsave64 %0" : "=m"(parent->fpu));
-	memcpy(child->fpu, parent->fpu, sizeof(child->fpu));
+	fpu_save(parent->fpu);		/* the child starts with the parent's registers */
+	memcpy(child->fpu, parent->fpu, fpu_state_size);
 	fsgs_save(parent);		/* what it holds now, not what it last set */
 	child->fsindex = flags & CLONE_SETTLS ? 0 : parent->fsindex;
 	child->fs_base = flags & CLONE_SETTLS ? tls : parent->fs_base;

@@ -78,6 +78,7 @@ void kmain(uint32_t magic, uint64_t mbi_phys)
 	syscall_init();
 	fsgsbase_init();
 	fpu_init();
+	fpu_init_state();
 	random_init();
 	files_init();
 	smp_init();

@@ -18,6 +18,7 @@ static const char *const programs[] = {
 	"/bin/sigframe",
 	"/bin/sigmask",
 	"/bin/sigstate",
+	"/bin/xstate",
 	"/bin/mapstest",
 	"/bin/watchdogtest",
 	"/bin/pipetest",

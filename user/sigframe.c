@@ -66,8 +66,9 @@ static int test_rip_edit(void)
 /*
  * uc_flags as Linux sets them for a signal from 64-bit code:
  * UC_SIGCONTEXT_SS (the frame's ss is real) and UC_STRICT_RESTORE_SS
- * (sigreturn restores it as it is); Linux adds UC_FP_XSTATE (1) where it
- * saved with XSAVE, which ccos does not. Before issue 27 ccos left 0.
+ * (sigreturn restores it as it is), and UC_FP_XSTATE (1) where the
+ * kernel saves with XSAVE, which CPUID.1:ECX.OSXSAVE (bit 27) tells.
+ * Before issue 27 ccos left 0, and then never set UC_FP_XSTATE.
  */
 #define UC_FP_XSTATE		0x1
 #define UC_SIGCONTEXT_SS	0x2
@@ -84,16 +85,23 @@ static void on_usr_uc_flags(int sig, siginfo_t *si, void *ctx)
 	seen_ss = uc->uc_mcontext.ss;
 }
 
+static int osxsave(void)
+{
+	unsigned int a, b, c, d;
+
+	asm volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
+	return (c >> 27) & 1;
+}
+
 static int test_uc_flags(void)
 {
-	unsigned long want = UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS;
+	unsigned long want = UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS |
+			     (osxsave() ? UC_FP_XSTATE : 0);
 
 	set_handler(SIGUSR1, on_usr_uc_flags, 0, 0);
 	syscall2(__NR_kill, syscall0(__NR_getpid), SIGUSR1);
-	if ((seen_uc_flags & ~(unsigned long)UC_FP_XSTATE) != want ||
-	    (on_ccos() && seen_uc_flags != want))
-		return ktap_fail("uc_flags %#lx, expected %#lx%s", seen_uc_flags, want,
-				 on_ccos() ? "" : " (and UC_FP_XSTATE where XSAVE saved)");
+	if (seen_uc_flags != want)
+		return ktap_fail("uc_flags %#lx, expected %#lx", seen_uc_flags, want);
 	return seen_ss == USER_DS || ktap_fail("the frame's ss %#lx, expected %#x", seen_ss, USER_DS);
 }
 
@@ -343,9 +351,9 @@ static int test_fpu_area_tail(void)
 	set_handler(SIGUSR1, on_usr_copy_fp_tail, 0, 0);
 	syscall2(__NR_kill, syscall0(__NR_getpid), SIGUSR1);
 	for (i = 0; i < 24; i++) {
-		int sw_bytes = !on_ccos() && i >= 12 && fp_tail[12] == FP_XSTATE_MAGIC1;
+		int sw_bytes = i >= 12 && fp_tail[12] == FP_XSTATE_MAGIC1;
 
-		if (fp_tail[i] && !sw_bytes && (on_ccos() || i >= 12))
+		if (fp_tail[i] && !sw_bytes)
 			ok = ktap_fail("FPU area byte %d: %#x, expected 0%s", 416 + 4 * i,
 				       fp_tail[i], i >= 12 ? " or fx_sw_bytes" : "");
 	}

@@ -22,7 +22,8 @@ LABCHECK_OBJS := $(call parts,labcheck)
 FUZZ_OBJS := $(call parts,fuzz)
 SH_OBJS := $(call parts,sh)
 SIGFRAME_OBJS := $(call parts,sigframe)
-PART_OBJS := $(VSYSCALLTEST_OBJS) $(MAPSTEST_OBJS) $(LABCHECK_OBJS) $(FUZZ_OBJS) $(SH_OBJS) $(SIGFRAME_OBJS)
+XSTATE_OBJS := $(call parts,xstate)
+PART_OBJS := $(VSYSCALLTEST_OBJS) $(MAPSTEST_OBJS) $(LABCHECK_OBJS) $(FUZZ_OBJS) $(SH_OBJS) $(SIGFRAME_OBJS) $(XSTATE_OBJS)
 
 $(BUILD)/user/%.o: user/%.c
 	@mkdir -p $(dir $@)
@@ -47,6 +48,7 @@ $(BUILD)/user/labcheck.elf: $(LABCHECK_OBJS)
 $(BUILD)/user/sh.elf: $(SH_OBJS)
 $(BUILD)/user/fuzz.elf: $(FUZZ_OBJS)
 $(BUILD)/user/sigframe.elf: $(SIGFRAME_OBJS)
+$(BUILD)/user/xstate.elf: $(XSTATE_OBJS)
 
 .SECONDARY: $(USER_PROGS:.elf=.o) $(USER_LIB_OBJS) $(PART_OBJS)
 

@@ -84,7 +84,7 @@ __noreturn void ap_main(void)
 	idt_load();
 	syscall_init();
 	fsgsbase_init();
-	fpu_init();		/* saves the same initial FPU state again: harmless */
+	fpu_init();		/* with the boot CPU's XCR0 */
 	lapic_setup_cpu();
 	vsyscall_set_cpu(cpu, 0);
 	getcpu_self_check(c);

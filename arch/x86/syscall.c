@@ -1,11 +1,9 @@
-/* SYSCALL setup (STAR, LSTAR, FMASK), the per-CPU block and the FPU/SSE state. */
+/* SYSCALL setup (STAR, LSTAR, FMASK) and the per-CPU block. */
 #include <ccos/proc.h>
 #include <asm/arch.h>
 #include <asm/x86.h>
 #include <ccos/printk.h>
 #include <ccos/lab.h>
-
-uint8_t fpu_initial_state[512] __aligned(16);
 
 BUILD_BUG_ON(offsetof(struct percpu, kernel_rsp) != 8);
 BUILD_BUG_ON(offsetof(struct percpu, user_rsp) != 16);
@@ -45,24 +43,4 @@ void syscall_init(void)
 	// 5. EFER.SCE, without which SYSCALL is #UD.
 	lab_todo("00-syscall");
 	   LAB syscall: END */
-}
-
-/*
- * SSE needs CR4.OSFXSR (fxsave/fxrstor know the XMM state) and
- * CR4.OSXMMEXCPT (#XM rather than #UD for SIMD exceptions); CR0.EM must be
- * clear and CR0.MP set (SDM Vol. 3 §13.1). CR0.NE makes an unmasked x87
- * exception a #MF (SIGFPE) rather than the PC's old FERR# line to IRQ 13.
- * CR0.AM lets a program that sets EFLAGS.AC get #AC (SIGBUS) for an
- * unaligned access; it has no effect in ring 0. The kernel itself never
- * uses these registers (-mgeneral-regs-only), so saving them at each
- * context switch is enough.
- */
-void fpu_init(void)
-{
-	write_cr0((read_cr0() & ~CR0_EM) | CR0_MP | CR0_NE | CR0_AM);
-	write_cr4(read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT);
-	__asm__ volatile("fninit");
-	/* MXCSR 0x1f80: all SIMD exceptions masked, round to nearest. */
-	__asm__ volatile("ldmxcsr %0" : : "m"((uint32_t){ 0x1f80 }));
-	__asm__ volatile("fxsave64 %0" : "=m"(fpu_initial_state));
 }

@@ -103,5 +103,6 @@ struct utsname {
 #define HWCAP2_FSGSBASE	(1 << 1)	/* ring 3 may use rdfsbase and its kin */
 #define AT_EXECFN	31
 #define AT_SYSINFO_EHDR	33
+#define AT_MINSIGSTKSZ	51	/* the largest signal frame (Linux 5.14) */
 
 #endif

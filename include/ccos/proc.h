@@ -40,7 +40,7 @@ struct process {
 	uint64_t kstack;		/* lowest address; a guard page lies below */
 	struct trap_frame *tf;		/* at the top of the kernel stack */
 	uint64_t context;		/* saved kernel rsp while switched out */
-	uint8_t fpu[512] __aligned(16);	/* fxsave area: x87, SSE registers */
+	uint8_t fpu[FPU_STATE_MAX] __aligned(64);	/* XSAVE or FXSAVE image (arch/x86/fpu.c) */
 	/* FS and GS as the thread left them: selectors and bases (arch/x86/fsgs.c). */
 	uint64_t fs_base, gs_base;
 	uint16_t fsindex, gsindex;

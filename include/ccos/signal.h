@@ -149,6 +149,7 @@ bool sig_default_ignores(int sig);
 void signal_retarget(struct process *p, uint64_t set);
 /* A POSIX timer's signal leaves its set: its overrun count (kernel/time/posix-timers.c). */
 void posix_timer_dequeued(struct process *p, siginfo_t *info);
+unsigned long sigframe_size_max(void);	/* AT_MINSIGSTKSZ: the largest signal frame */
 /* A fault in user mode becomes a signal to the current process. */
 void force_sig_fault(int sig, int code, uint64_t addr, struct trap_frame *tf);
 /* The same, and exit, from a lockless call (arch/x86/entry/common.c takes the lock for them). */

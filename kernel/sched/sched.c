@@ -36,12 +36,12 @@ static void run(struct process *p)
 	tss_set_rsp0(p->kstack + KSTACK_SIZE);
 	switch_address_space(p->mm->pml4);
 	fsgs_load(p);
-	__asm__ volatile("fxrstor64 %0" : : "m"(p->fpu));
+	fpu_restore(p->fpu);
 	c->switches++;
 	p->ran_since = ktime_get_ns();
 	switch_to(&c->scheduler_context, p->context);
 	account_runtime(p);
-	__asm__ volatile("fxsave64 %0" : "=m"(p->fpu));
+	fpu_save(p->fpu);
 	fsgs_save(p);
 	this_cpu()->current = NULL;
 	if (p->state == PROC_DEAD)

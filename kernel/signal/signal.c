@@ -16,7 +16,7 @@ struct sigcontext {
 	uint64_t rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip, eflags;
 	uint16_t cs, gs, fs, ss;
 	uint64_t err, trapno, oldmask, cr2;
-	uint64_t fpstate;		/* user address of the fxsave area */
+	uint64_t fpstate;		/* user address of the FPU state (arch/x86/fpu_signal.c) */
 	uint64_t reserved[8];
 };
 
@@ -32,9 +32,10 @@ struct ucontext {
  * uc_flags, as Linux sets them for a 64-bit frame: the frame's ss is the
  * interrupted code's (not a field left over from the 32-bit layout), and
  * rt_sigreturn restores it as it is (strict) when the signal came from
- * 64-bit code. UC_FP_XSTATE (1) would say the FPU area has XSAVE state
- * after it; ccos saves with fxsave, so never.
+ * 64-bit code; UC_FP_XSTATE, that the FPU state is an XSAVE image (where
+ * the CPU has XSAVE).
  */
+#define UC_FP_XSTATE		0x1
 #define UC_SIGCONTEXT_SS	0x2
 #define UC_STRICT_RESTORE_SS	0x4
 
@@ -48,6 +49,17 @@ struct rt_sigframe {
 BUILD_BUG_ON(sizeof(struct sigcontext) != 256);
 BUILD_BUG_ON(offsetof(struct ucontext, uc_mcontext) != 40);
 BUILD_BUG_ON(offsetof(struct rt_sigframe, info) != 8 + 304);
+
+/*
+ * The most a frame takes below the stack pointer: the rt_sigframe, the
+ * FPU state with its 64-byte alignment, the 16-byte alignment of the
+ * frame. Linux's get_sigframe_size, which the auxiliary vector gives as
+ * AT_MINSIGSTKSZ (5.14): with AVX, 1360 bytes.
+ */
+unsigned long sigframe_size_max(void)
+{
+	return ALIGN_UP(sizeof(struct rt_sigframe) + 16 + fpu_sigframe_size() + 63, 16);
+}
 
 /*
  * A fault of the current process: as Linux's force_sig_fault, a blocked or
@@ -83,29 +95,32 @@ static bool on_altstack(const struct process *p, uint64_t sp)
 static bool setup_frame(struct process *p, struct k_sigaction *ka, const siginfo_t *info,
 			struct trap_frame *tf)
 {
-	uint8_t fpu[512] __aligned(16);
 	struct rt_sigframe f = { 0 };
 	uint64_t sp = tf->rsp, fpstate, frame;
 	struct sigcontext *sc = &f.uc.uc_mcontext;
 	/* rt_sigreturn restores this: after rt_sigsuspend, the mask from before it */
 	uint64_t old_mask = p->sig.restore_mask ? p->sig.saved_mask : p->sig.blocked;
+	bool entering = false;
 
 	if ((ka->flags & SA_ONSTACK) && !(p->sig.altstack.ss_flags & SS_DISABLE) &&
-	    !on_altstack(p, sp))
+	    !on_altstack(p, sp)) {
 		sp = p->sig.altstack.ss_sp + p->sig.altstack.ss_size;
-	else
+		entering = true;
+	} else {
 		sp -= 128;			/* step over the red zone (psABI §3.2.2) */
-	fpstate = ALIGN_DOWN(sp - sizeof(fpu), 64);
+	}
+	fpstate = ALIGN_DOWN(sp - fpu_sigframe_size(), 64);
 	frame = ALIGN_DOWN(fpstate - sizeof(f), 16) - 8;	/* as if just called */
 
 	if (!(ka->flags & SA_RESTORER))
 		return false;		/* x86-64 has no kernel-provided return trampoline */
 	if (ka->handler >= USER_TOP)
 		return false;		/* iretq to a non-canonical rip would fault in ring 0 */
-	if (on_altstack(p, tf->rsp) && !on_altstack(p, frame))
-		return false;		/* nested on the alternate stack, and out of room */
+	if ((entering || on_altstack(p, tf->rsp)) && !on_altstack(p, frame))
+		return false;		/* the alternate stack is too small for the frame */
 	f.pretcode = ka->restorer;
-	f.uc.uc_flags = UC_SIGCONTEXT_SS | (tf->cs == USER_CS ? UC_STRICT_RESTORE_SS : 0);
+	f.uc.uc_flags = UC_SIGCONTEXT_SS | (tf->cs == USER_CS ? UC_STRICT_RESTORE_SS : 0) |
+			(fpu_xfeatures ? UC_FP_XSTATE : 0);
 	f.uc.uc_stack = p->sig.altstack;
 	f.uc.uc_stack.ss_flags = on_altstack(p, tf->rsp) ? SS_ONSTACK : p->sig.altstack.ss_flags;
 	*sc = (struct sigcontext){
@@ -118,17 +133,13 @@ static bool setup_frame(struct process *p, struct k_sigaction *ka, const siginfo
 	f.uc.uc_sigmask = old_mask;
 	f.info = *info;
 
-	/* fxsave64 writes bytes 0-415 only (SDM Vol. 1 Table 10-2); the rest
-	 * would carry this stack's old bytes to user space. Zero there also
-	 * says "no XSAVE state" (no FP_XSTATE_MAGIC1 at 464), as ccos saves none. */
-	memset(fpu + 416, 0, sizeof(fpu) - 416);
-	__asm__ volatile("fxsave64 %0" : "+m"(fpu));
-	if (copy_to_user((void __user *)fpstate, fpu, sizeof(fpu)) ||
+	/* The thread's own FPU area is free while it runs: the image is made there. */
+	if (fpu_to_sigframe(p->fpu, fpstate) ||
 	    copy_to_user((void __user *)frame, &f, sizeof(f)))
 		return false;
 
 	/* The handler runs with a clean FPU, DF clear and no single-stepping. */
-	__asm__ volatile("fxrstor64 %0" : : "m"(fpu_initial_state));
+	fpu_reset();
 	tf->rdi = info->si_signo;
 	tf->rsi = frame + offsetof(struct rt_sigframe, info);
 	tf->rdx = frame + offsetof(struct rt_sigframe, uc);
@@ -197,8 +208,15 @@ static bool handle_pending(struct process *p, struct trap_frame *tf)
 		if (ka->handler == SIG_IGN)
 			continue;
 		syscall_restart(tf, ka->flags & SA_RESTART);
-		if (!setup_frame(p, ka, &info, tf))
-			do_group_exit(SIGSEGV);	/* no usable stack for the frame */
+		if (!setup_frame(p, ka, &info, tf)) {
+			/* No room for the frame: as Linux's force_sigsegv, a
+			 * SIGSEGV, whose own handler may run elsewhere (on the
+			 * alternate stack); fatal when it was the SIGSEGV's. */
+			if (sig == SIGSEGV)
+				do_group_exit(SIGSEGV);
+			force_sig_fault(SIGSEGV, SI_KERNEL, 0, tf);
+			continue;
+		}
 		set_blocked(p, p->sig.blocked | ka->mask |
 				       (ka->flags & SA_NODEFER ? 0 : SIGBIT(sig)));
 		if (ka->flags & SA_RESETHAND)
@@ -255,26 +273,15 @@ void deliver_signals(struct trap_frame *tf)
  */
 #define USER_RFLAGS	0x254dd5ul	/* CF PF AF ZF SF TF DF OF NT RF AC ID */
 
-/* fxrstor raises #GP on an MXCSR bit outside this mask (SDM Vol. 1 §11.6.6). */
-static uint32_t mxcsr_mask(void)
-{
-	uint32_t m;
-
-	memcpy(&m, fpu_initial_state + 28, sizeof(m));	/* MXCSR_MASK, as fxsave stored it */
-	return m ? m : 0xffbf;		/* 0: a CPU from before DAZ */
-}
-
 long sys_rt_sigreturn(void)
 {
 	struct process *p = current();
 	struct trap_frame *tf = p->tf;
 	uint64_t frame = tf->rsp - 8;
-	uint8_t fpu[512] __aligned(16);
 	struct ucontext uc;
 	struct sigcontext *sc = &uc.uc_mcontext;
 
-	if (copy_from_user(&uc, (void __user *)(frame + offsetof(struct rt_sigframe, uc)), sizeof(uc)) ||
-	    (sc->fpstate && copy_from_user(fpu, (void __user *)sc->fpstate, sizeof(fpu))))
+	if (copy_from_user(&uc, (void __user *)(frame + offsetof(struct rt_sigframe, uc)), sizeof(uc)))
 		do_group_exit(SIGSEGV);
 	tf->r8 = sc->r8; tf->r9 = sc->r9; tf->r10 = sc->r10; tf->r11 = sc->r11;
 	tf->r12 = sc->r12; tf->r13 = sc->r13; tf->r14 = sc->r14; tf->r15 = sc->r15;
@@ -285,18 +292,20 @@ long sys_rt_sigreturn(void)
 	tf->cs = USER_CS;
 	tf->ss = USER_DS;
 	tf->error_code = NO_SYSCALL;	/* its rax is the frame's, no call to restart */
-	if (sc->fpstate) {
-		uint32_t mxcsr;
-
-		memcpy(&mxcsr, fpu + 24, sizeof(mxcsr));
-		mxcsr &= mxcsr_mask();
-		memcpy(fpu + 24, &mxcsr, sizeof(mxcsr));
-		__asm__ volatile("fxrstor64 %0" : : "m"(fpu));
-	} else {
-		/* No FPU state in the frame: Linux starts it afresh. */
-		__asm__ volatile("fxrstor64 %0" : : "m"(fpu_initial_state));
-	}
 	set_blocked(p, uc.uc_sigmask);
+	/*
+	 * No FPU state in the frame: Linux starts it afresh. A state that
+	 * cannot be read or that the CPU would refuse (fpu_from_sigframe)
+	 * is, as on Linux, a fresh FPU and a SIGSEGV the program may catch,
+	 * its handler seeing the registers just restored.
+	 */
+	if (!sc->fpstate) {
+		fpu_reset();
+	} else if (fpu_from_sigframe(p->fpu, sc->fpstate)) {
+		fpu_reset();
+		force_sig_fault(SIGSEGV, SI_KERNEL, 0, tf);
+		p->sig.fault_trapno = p->sig.fault_err = 0;	/* no trap: a bad frame */
+	}
 	return tf->rax;
 }
 

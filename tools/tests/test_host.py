@@ -1,6 +1,6 @@
 """The ring-3 test programs on this Linux host: the same binaries, Linux's answers.
 
-The signal tests (sigfault, sigframe, sigmask, sigstate), mapstest,
+The signal tests (sigfault, sigframe, sigmask, sigstate, xstate), mapstest,
 timetest, watchdogtest, sysabi, sysclone, sysbusy, syslink, syspath, systty, sysfile, syswait, sysclock, sysfsinfo,
 cowtest, and the musl and glibc programs
 are ordinary static Linux x86-64 programs. Their expectations are Linux's,
@@ -26,7 +26,7 @@ import ktap
 import procs
 import shell_session
 
-PROGRAMS = ["sigfault", "sigframe", "sigmask", "sigstate", "mapstest", "musltest", "muslsig",
+PROGRAMS = ["sigfault", "sigframe", "sigmask", "sigstate", "xstate", "mapstest", "musltest", "muslsig",
             "muslthread", "muslgroup", "muslfutex", "muslclose", "muslsmp", "muslseg",
             "musltimer", "muslselect", "muslcpuclock", "muslfutexv",
             "timetest", "watchdogtest", "sysabi", "sysclone", "sysbusy", "syslink", "syspath", "systty", "sysfile",

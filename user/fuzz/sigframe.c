@@ -1,10 +1,12 @@
-/* fuzz's signal-frame check: a handler's frame, built on an alternate stack of CANARY, holds nothing stray. */
+/* fuzz's signal-frame check: a handler's frame, built on an alternate stack of CANARY, holds nothing stray; corrupt FPU states come back as SIGSEGV. */
 #include "fuzz.h"
 
 #define ALT_SIZE	16384
 #define FRAME_SIZE	440		/* the return address, struct ucontext (304), siginfo (128) */
 #define USER_TOP	0x0000800000000000ul
 #define SEGV_MAPERR	1
+#define FP_XSTATE_MAGIC1	0x46505853u
+#define FP_XSTATE_MAGIC2	0x46505845u
 
 static unsigned char altstack[ALT_SIZE] __attribute__((aligned(64)));
 static int report_fd, failures;
@@ -50,9 +52,30 @@ static void no_kernel_words(const unsigned char *base, const unsigned char *from
 	}
 }
 
+/* An XSAVE image: its sizes agree, MAGIC2 follows it, the reserved bytes and the header's are zero. */
+static void xstate_frame(const unsigned char *frame, const unsigned char *fx, const unsigned char *top)
+{
+	uint32_t extended_size, xstate_size, magic2;
+
+	memcpy(&extended_size, fx + 468, 4);
+	memcpy(&xstate_size, fx + 480, 4);
+	if (xstate_size < 576 || extended_size != xstate_size + 4 || fx + extended_size > top) {
+		saw("fx_sw_bytes: xstate_size %u, extended_size %u", xstate_size, extended_size);
+		return;
+	}
+	memcpy(&magic2, fx + xstate_size, 4);
+	if (magic2 != FP_XSTATE_MAGIC2)
+		saw("%#x after the XSAVE image, expected FP_XSTATE_MAGIC2", magic2);
+	padding(frame, fx + 416, fx + 464);			/* reserved in the legacy area */
+	padding(frame, fx + 488, fx + 512);			/* fx_sw_bytes' padding */
+	padding(frame, fx + 520, fx + 576);			/* the header after XSTATE_BV */
+	padding(frame, fx + extended_size, top);
+}
+
 /*
  * The frame as Linux lays it out (rt_sigframe: the return address, the
- * ucontext, the siginfo; the fxsave area above them, 64-aligned). The
+ * ucontext, the siginfo; the FPU state above them, 64-aligned: an fxsave
+ * area, or an XSAVE image with fx_sw_bytes at 464 and MAGIC2 after it). The
  * saved registers hold this program's values, whatever they are; every
  * other word must be a user address or a small number, every gap zero or
  * CANARY, and the siginfo zero after its fields.
@@ -95,8 +118,12 @@ static void check_frame(siginfo_t *si, ucontext_t *uc)
 	padding(frame, mc + 192, mc + 256);			/* reserved1 */
 	padding(frame, (unsigned char *)si + 24, (unsigned char *)si + 128);
 	padding(frame, frame + FRAME_SIZE, fx);
-	padding(frame, fx + 416, fx + 512);			/* fxsave64 writes 0-415 only */
-	padding(frame, fx + 512, top);
+	if (((uint32_t *)(fx + 464))[0] != FP_XSTATE_MAGIC1) {
+		padding(frame, fx + 416, fx + 512);		/* fxsave64 writes 0-415 only */
+		padding(frame, fx + 512, top);
+		return;
+	}
+	xstate_frame(frame, fx, top);
 }
 
 /* The one load that faults: its handler moves rip to fault_resume. */
@@ -121,6 +148,51 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
 		exit_group(report(report_fd, "SIGSEGV at %#lx, not at the load", uc->uc_mcontext.rip));
 }
 
+/*
+ * A handler that spoils its own frame's FPU state before it returns: a
+ * random byte of the image (the header, the software bytes, MAGIC2 among
+ * them) or the fpstate pointer itself. rt_sigreturn must load what the
+ * CPU accepts and answer the rest with a SIGSEGV (SI_KERNEL) the program
+ * catches, never a kernel fault.
+ */
+static void on_spoil(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	unsigned char *fx = (unsigned char *)uc->uc_mcontext.fpstate;
+	unsigned long r = next_random();
+	uint32_t size = 512;
+
+	(void)sig, (void)si;
+	if (((uint32_t *)(fx + 464))[0] == FP_XSTATE_MAGIC1)
+		memcpy(&size, fx + 468, 4);
+	if (r % 4 == 0)
+		uc->uc_mcontext.fpstate = (struct fpstate *)hostile(next_random());
+	else if (r % 4 == 1)
+		fx[512 + (r >> 8) % 64] ^= 1u << ((r >> 16) % 8);	/* the header */
+	else
+		fx[(r >> 8) % size] = next_random();
+}
+
+static void on_bad_fpstate(int sig, siginfo_t *si, void *ctx)
+{
+	(void)sig, (void)ctx;
+	if (si->si_code != SI_KERNEL)
+		saw("SIGSEGV code %d after a spoiled FPU state, expected SI_KERNEL", si->si_code);
+}
+
+static void spoil_frames(void)
+{
+	int i;
+
+	kind = "a spoiled FPU state";
+	sigaction(SIGUSR2, on_spoil, 0);
+	sigaction(SIGSEGV, on_bad_fpstate, 0);
+	for (i = 0; i < 16; i++)
+		kill(getpid(), SIGUSR2);
+	/* Whatever state came back: exceptions masked again, for the C code after. */
+	__asm__ volatile("fninit; ldmxcsr %0" : : "m"((uint32_t){ 0x1f80 }));
+}
+
 int check_sigframes(int fd)
 {
 	stack_t ss = { altstack, 0, ALT_SIZE };
@@ -141,5 +213,6 @@ int check_sigframes(int fd)
 	expect_addr = 8;
 	memset(altstack, CANARY, sizeof(altstack));
 	load_from(expect_addr);
+	spoil_frames();
 	return failures;
 }

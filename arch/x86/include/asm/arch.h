@@ -79,8 +79,23 @@ void time_init(void);
 /* arch/x86/switch_to.asm and arch/x86/syscall.c */
 void switch_to(uint64_t *save_rsp, uint64_t new_rsp);
 void syscall_init(void);
-void fpu_init(void);
-extern uint8_t fpu_initial_state[512];
+
+/* A thread's FPU, SSE and AVX registers (arch/x86/fpu.c): an area of fpu_state_size bytes, 64-aligned. */
+#define FPU_STATE_MAX	2688	/* XSAVE's standard form up to AVX-512 */
+void fpu_init(void);		/* each CPU: CR0, CR4, XCR0 */
+void fpu_init_state(void);	/* the boot CPU, after fpu_init: the initial state, the boot line */
+void fpu_save(void *area);	/* at a switch, at fork */
+void fpu_save_full(void *area);
+void fpu_restore(const void *area);
+void fpu_reset(void);		/* the initial state, as exec and a signal handler start */
+extern uint64_t fpu_xfeatures;	/* XCR0, 0 without XSAVE */
+extern unsigned int fpu_state_size;
+extern uint32_t fpu_mxcsr_mask;
+extern uint8_t fpu_initial_state[FPU_STATE_MAX];
+/* The signal frame's fpstate (arch/x86/fpu_signal.c); buf is the thread's area. */
+unsigned long fpu_sigframe_size(void);
+int fpu_to_sigframe(uint8_t *buf, uint64_t fpstate);
+int fpu_from_sigframe(uint8_t *buf, uint64_t fpstate);
 
 /* A thread's FS and GS, selectors and bases, at a switch (arch/x86/fsgs.c). */
 void fsgs_save(struct process *p);

@@ -131,6 +131,7 @@ static inline uint64_t rdtsc(void)
 #define CR4_UMIP	(1u << 11)
 #define CR4_FSGSBASE	(1u << 16)
 #define CR4_PCIDE	(1u << 17)
+#define CR4_OSXSAVE	(1u << 18)
 #define CR4_SMEP	(1u << 20)
 #define CR4_SMAP	(1u << 21)
 
