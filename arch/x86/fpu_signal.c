@@ -64,7 +64,14 @@ int fpu_to_sigframe(uint8_t *buf, uint64_t fpstate)
 	uint32_t magic2 = FP_XSTATE_MAGIC2;
 	uint64_t bv;
 
-	memset(buf, 0, fpu_state_size);	/* the header's reserved bytes must be zero */
+	/*
+	 * FXSAVE and XSAVE leave bytes 416-511 alone, and XSAVE the header
+	 * after XSTATE_BV; every component it writes whole (SDM Vol. 1
+	 * §13.7). The user gets zero there, not what the area held before.
+	 */
+	memset(buf + 416, 0, FX_SIZE - 416);
+	if (fpu_xfeatures)
+		memset(buf + XCOMP_BV, 0, XSAVE_HDR_END - XCOMP_BV);
 	fpu_save_full(buf);
 	if (fpu_xfeatures) {
 		memcpy(buf + FX_SW_BYTES, &sw, sizeof(sw));
@@ -130,9 +137,10 @@ int fpu_from_sigframe(uint8_t *buf, uint64_t fpstate)
 		return xstate;
 	if (fpstate % (xstate ? 64 : 16))
 		return -EINVAL;
-	memset(buf, 0, fpu_state_size);
 	if (copy_from_user(buf, (const void __user *)fpstate, xstate ? fpu_state_size : FX_SIZE))
 		return -EFAULT;
+	if (!xstate && fpu_xfeatures)
+		memset(buf + FX_SIZE, 0, XSAVE_HDR_END - FX_SIZE);	/* a header of its own */
 	if (xstate) {
 		memcpy(&bv, buf + XSTATE_BV, 8);
 		memcpy(hdr, buf + XCOMP_BV, 16);
