@@ -78,34 +78,36 @@ int fpu_to_sigframe(uint8_t *buf, uint64_t fpstate)
 		memcpy(&bv, buf + XSTATE_BV, 8);
 		bv |= XFEATURE_FPSSE;
 		memcpy(buf + XSTATE_BV, &bv, 8);
-		if (copy_to_user((void __user *)(fpstate + fpu_state_size), &magic2, 4))
-			return -EFAULT;
+		memcpy(buf + fpu_state_size, &magic2, 4);	/* the area has room for it */
 	}
-	return copy_to_user((void __user *)fpstate, buf, fpu_state_size) ? -EFAULT : 0;
+	return copy_to_user((void __user *)fpstate, buf, fpu_sigframe_size()) ? -EFAULT : 0;
 }
 
 /*
- * Linux's frame check: an image is an XSAVE one if MAGIC1 is in the
- * software bytes, its size is at least the legacy area and header and at
- * most this kernel's, and MAGIC2 follows it: 1, with *xfeatures the
- * components to take from it. 0: a legacy frame, x87 and SSE only.
- * -EFAULT: the frame is not readable.
+ * Linux's frame check (check_xstate_in_sigframe), on the legacy area
+ * already in buf: an image is an XSAVE one if MAGIC1 is in the software
+ * bytes, its size is at least the legacy area and header and at most this
+ * kernel's, and MAGIC2 follows it. The rest of the image is copied in to
+ * see (to this kernel's size, or past it to MAGIC2's place). 1, with
+ * *xfeatures the components to take from it; 0: a legacy frame, x87 and
+ * SSE only; -EFAULT: the frame is not readable.
  */
-static int sigframe_xfeatures(uint64_t fpstate, uint64_t *xfeatures)
+static int sigframe_xstate(uint8_t *buf, uint64_t fpstate, uint64_t *xfeatures)
 {
 	struct fpx_sw_bytes sw;
-	uint32_t magic2;
+	uint32_t magic2, end;
 
 	*xfeatures = XFEATURE_FPSSE;
 	if (!fpu_xfeatures)
 		return 0;
-	if (copy_from_user(&sw, (const void __user *)(fpstate + FX_SW_BYTES), sizeof(sw)))
-		return -EFAULT;
+	memcpy(&sw, buf + FX_SW_BYTES, sizeof(sw));
 	if (sw.magic1 != FP_XSTATE_MAGIC1 || sw.xstate_size < XSAVE_HDR_END ||
 	    sw.xstate_size > fpu_state_size || sw.xstate_size > sw.extended_size)
 		return 0;
-	if (copy_from_user(&magic2, (const void __user *)(fpstate + sw.xstate_size), 4))
+	end = MAX(fpu_state_size, sw.xstate_size + FP_XSTATE_MAGIC2_SIZE);
+	if (copy_from_user(buf + FX_SIZE, (const void __user *)(fpstate + FX_SIZE), end - FX_SIZE))
 		return -EFAULT;
+	memcpy(&magic2, buf + sw.xstate_size, 4);
 	if (magic2 != FP_XSTATE_MAGIC2)
 		return 0;
 	*xfeatures = sw.xfeatures & fpu_xfeatures;
@@ -131,14 +133,15 @@ int fpu_from_sigframe(uint8_t *buf, uint64_t fpstate)
 {
 	uint64_t xfeatures, bv, hdr[2];
 	uint32_t mxcsr;
-	int xstate = sigframe_xfeatures(fpstate, &xfeatures);
+	int xstate;
 
+	if (copy_from_user(buf, (const void __user *)fpstate, FX_SIZE))
+		return -EFAULT;
+	xstate = sigframe_xstate(buf, fpstate, &xfeatures);
 	if (xstate < 0)
 		return xstate;
 	if (fpstate % (xstate ? 64 : 16))
 		return -EINVAL;
-	if (copy_from_user(buf, (const void __user *)fpstate, xstate ? fpu_state_size : FX_SIZE))
-		return -EFAULT;
 	if (!xstate && fpu_xfeatures)
 		memset(buf + FX_SIZE, 0, XSAVE_HDR_END - FX_SIZE);	/* a header of its own */
 	if (xstate) {
