@@ -188,3 +188,16 @@ void fpu_reset(void)
 {
 	fpu_restore(fpu_initial_state);
 }
+
+/*
+ * The same, and the thread's area too, when it holds an image that must
+ * not stay there: XSAVE and XSAVEOPT write only XSTATE_BV's bits for
+ * XCR0's components and never the header's bytes 8-63 (SDM Vol. 1
+ * §13.7), so a bad bit or XCOMP_BV left in the area would make the
+ * XRSTOR of the next switch raise #GP in the kernel.
+ */
+void fpu_reset_area(void *area)
+{
+	memcpy(area, fpu_initial_state, fpu_state_size);
+	fpu_restore(area);
+}

@@ -66,12 +66,13 @@ int fpu_to_sigframe(uint8_t *buf, uint64_t fpstate)
 
 	/*
 	 * FXSAVE and XSAVE leave bytes 416-511 alone, and XSAVE the header
-	 * after XSTATE_BV; every component it writes whole (SDM Vol. 1
-	 * §13.7). The user gets zero there, not what the area held before.
+	 * but XSTATE_BV's bits for the components XCR0 enables; every
+	 * component it writes whole (SDM Vol. 1 §13.7). The user gets zero
+	 * there, not what the area held before.
 	 */
 	memset(buf + 416, 0, FX_SIZE - 416);
 	if (fpu_xfeatures)
-		memset(buf + XCOMP_BV, 0, XSAVE_HDR_END - XCOMP_BV);
+		memset(buf + XSTATE_BV, 0, XSAVE_HDR_END - XSTATE_BV);
 	fpu_save_full(buf);
 	if (fpu_xfeatures) {
 		memcpy(buf + FX_SW_BYTES, &sw, sizeof(sw));

@@ -302,7 +302,7 @@ long sys_rt_sigreturn(void)
 	if (!sc->fpstate) {
 		fpu_reset();
 	} else if (fpu_from_sigframe(p->fpu, sc->fpstate)) {
-		fpu_reset();
+		fpu_reset_area(p->fpu);	/* which held the bad image */
 		force_sig_fault(SIGSEGV, SI_KERNEL, 0, tf);
 		p->sig.fault_trapno = p->sig.fault_err = 0;	/* no trap: a bad frame */
 	}

@@ -88,6 +88,7 @@ void fpu_save(void *area);	/* at a switch, at fork */
 void fpu_save_full(void *area);
 void fpu_restore(const void *area);
 void fpu_reset(void);		/* the initial state, as exec and a signal handler start */
+void fpu_reset_area(void *area);	/* the same, and a thread's area */
 extern uint64_t fpu_xfeatures;	/* XCR0, 0 without XSAVE */
 extern unsigned int fpu_state_size;
 extern uint32_t fpu_mxcsr_mask;
