@@ -27,8 +27,8 @@
 
 /*
  * The user state components ccos handles: those whose state is only
- * registers, saved and restored whole. AVX-512's three end at 2688 bytes
- * in the standard form (FPU_STATE_MAX has 64 more). Left out: MPX (bits 3-4, gone from
+ * registers, saved and restored whole. AVX-512's three end at 2688 bytes,
+ * FPU_STATE_MAX, in the standard form. Left out: MPX (bits 3-4, gone from
  * Linux), PKRU (bit 9, wants CR4.PKE and its own rules at a signal) and
  * AMX (bits 17-18, wants a permission per process and XFD).
  */
@@ -104,7 +104,7 @@ void fpu_init(void)
 	xsetbv(0, fpu_xfeatures);
 	/* EBX: the size of the standard form for the components XCR0 enables now. */
 	cpuid(0xd, 0, &a, &b, &c, &d);
-	if (b + 4 > FPU_STATE_MAX)	/* 4: the signal frame's FP_XSTATE_MAGIC2 (fpu_signal.c) */
+	if (b > FPU_STATE_MAX)
 		panic("fpu: XSAVE needs %u bytes for XCR0 0x%lx, the area has %u",
 		      b, (unsigned long)fpu_xfeatures, FPU_STATE_MAX);
 	fpu_state_size = b;

@@ -61,7 +61,6 @@ int fpu_to_sigframe(uint8_t *buf, uint64_t fpstate)
 		.xfeatures = fpu_xfeatures,
 		.xstate_size = fpu_state_size,
 	};
-	uint32_t magic2 = FP_XSTATE_MAGIC2;
 	uint64_t bv;
 
 	/*
@@ -79,24 +78,26 @@ int fpu_to_sigframe(uint8_t *buf, uint64_t fpstate)
 		memcpy(&bv, buf + XSTATE_BV, 8);
 		bv |= XFEATURE_FPSSE;
 		memcpy(buf + XSTATE_BV, &bv, 8);
-		memcpy(buf + fpu_state_size, &magic2, 4);	/* the area has room for it */
+		if (put_user(FP_XSTATE_MAGIC2, (uint32_t __user *)(fpstate + fpu_state_size)))
+			return -EFAULT;
 	}
-	return copy_to_user((void __user *)fpstate, buf, fpu_sigframe_size()) ? -EFAULT : 0;
+	/* A multiple of 8 bytes: copy_to_user's fast case, the image without MAGIC2. */
+	return copy_to_user((void __user *)fpstate, buf, fpu_state_size) ? -EFAULT : 0;
 }
 
 /*
  * Linux's frame check (check_xstate_in_sigframe), on the legacy area
  * already in buf: an image is an XSAVE one if MAGIC1 is in the software
  * bytes, its size is at least the legacy area and header and at most this
- * kernel's, and MAGIC2 follows it. The rest of the image is copied in to
- * see (to this kernel's size, or past it to MAGIC2's place). 1, with
+ * kernel's, and MAGIC2 follows it. The rest of the image is copied in
+ * with it. 1, with
  * *xfeatures the components to take from it; 0: a legacy frame, x87 and
  * SSE only; -EFAULT: the frame is not readable.
  */
 static int sigframe_xstate(uint8_t *buf, uint64_t fpstate, uint64_t *xfeatures)
 {
 	struct fpx_sw_bytes sw;
-	uint32_t magic2, end;
+	uint32_t magic2;
 
 	*xfeatures = XFEATURE_FPSSE;
 	if (!fpu_xfeatures)
@@ -105,10 +106,10 @@ static int sigframe_xstate(uint8_t *buf, uint64_t fpstate, uint64_t *xfeatures)
 	if (sw.magic1 != FP_XSTATE_MAGIC1 || sw.xstate_size < XSAVE_HDR_END ||
 	    sw.xstate_size > fpu_state_size || sw.xstate_size > sw.extended_size)
 		return 0;
-	end = MAX(fpu_state_size, sw.xstate_size + FP_XSTATE_MAGIC2_SIZE);
-	if (copy_from_user(buf + FX_SIZE, (const void __user *)(fpstate + FX_SIZE), end - FX_SIZE))
+	if (get_user(magic2, (const uint32_t __user *)(fpstate + sw.xstate_size)) ||
+	    copy_from_user(buf + FX_SIZE, (const void __user *)(fpstate + FX_SIZE),
+			   fpu_state_size - FX_SIZE))
 		return -EFAULT;
-	memcpy(&magic2, buf + sw.xstate_size, 4);
 	if (magic2 != FP_XSTATE_MAGIC2)
 		return 0;
 	*xfeatures = sw.xfeatures & fpu_xfeatures;

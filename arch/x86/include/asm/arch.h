@@ -81,7 +81,7 @@ void switch_to(uint64_t *save_rsp, uint64_t new_rsp);
 void syscall_init(void);
 
 /* A thread's FPU, SSE and AVX registers (arch/x86/fpu.c): an area of fpu_state_size bytes, 64-aligned. */
-#define FPU_STATE_MAX	2752	/* XSAVE's standard form up to AVX-512, 2688, and the frame's MAGIC2 */
+#define FPU_STATE_MAX	2688	/* XSAVE's standard form up to AVX-512 */
 void fpu_init(void);		/* each CPU: CR0, CR4, XCR0 */
 void fpu_init_state(void);	/* the boot CPU, after fpu_init: the initial state, the boot line */
 void fpu_save(void *area);	/* at a switch, at fork */
