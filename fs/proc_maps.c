@@ -1,4 +1,4 @@
-/* /proc/PID/maps and /proc/PID/smaps in Linux's format: the areas of an address space, and what each holds. */
+/* /proc/PID/maps, smaps and smaps_rollup in Linux's format: the areas of an address space, and what each holds. */
 #include <ccos/file.h>
 #include <ccos/proc.h>
 #include <ccos/vm.h>
@@ -7,6 +7,7 @@
 #include <ccos/abi.h>
 #include <ccos/lib.h>
 #include <ccos/printk.h>
+#include <ccos/shmem.h>
 #include <asm/arch.h>
 
 #define MAPS_LINE_MAX	128	/* a line is at most 73 columns and a name */
@@ -15,14 +16,16 @@
 /*
  * start-end perms offset dev inode, a space, then the name from column 74
  * (offset 73), as Linux pads it (show_map_vma); an area without a name
- * keeps the space.
+ * keeps the space. Shared memory is 's' where private is 'p', on device
+ * 00:01 (Linux's shmem file system) with its object's inode.
  */
 static size_t maps_line(char *buf, size_t left, uint64_t start, uint64_t end, int prot,
-			uint64_t offset, const char *name)
+			uint64_t offset, const struct shmem *shmem, const char *name)
 {
-	int n = snprintf(buf, left, "%08lx-%08lx %c%c%cp %08lx 00:00 0 ", start, end,
+	int n = snprintf(buf, left, "%08lx-%08lx %c%c%c%c %08lx %s %lu ", start, end,
 			 prot & PROT_READ ? 'r' : '-', prot & PROT_WRITE ? 'w' : '-',
-			 prot & PROT_EXEC ? 'x' : '-', offset);
+			 prot & PROT_EXEC ? 'x' : '-', shmem ? 's' : 'p', offset,
+			 shmem ? "00:01" : "00:00", shmem ? shmem->ino : 0);
 
 	if (name)
 		n += snprintf(buf + n, left > (size_t)n ? left - n : 0, "%*s%s",
@@ -44,14 +47,15 @@ static const int vsyscall_prot[] = {
  * permissions, same name, the file offset running on): two brk calls make
  * one [heap], an mprotect undone leaves one line. ccos keeps one area per
  * mmap, brk or mprotect piece, and merges them here, as they are printed.
+ * Shared memory merges only with the same object's next pages.
  */
 static bool continues(const struct vma *a, const struct vma *b)
 {
 	bool same_name = a->name == b->name || (a->name && b->name && !strcmp(a->name, b->name));
 	bool file = a->name && a->name[0] != '[';
 
-	return b->start == a->end && b->prot == a->prot && same_name &&
-	       (!file || b->offset == a->offset + (a->end - a->start));
+	return b->start == a->end && b->prot == a->prot && same_name && a->shmem == b->shmem &&
+	       a->nowrite == b->nowrite && (!file || b->offset == a->offset + (a->end - a->start));
 }
 
 /* An area as /proc shows it: ccos's areas merged (first..last), or a gate page (first NULL). */
@@ -99,7 +103,8 @@ static char *show_areas(struct mm *mm, size_t per, show_fn show, size_t *len)
 static size_t maps_area(char *buf, size_t left, struct mm *mm, const struct shown_area *a)
 {
 	(void)mm;
-	return maps_line(buf, left, a->start, a->end, a->prot, a->offset, a->name);
+	return maps_line(buf, left, a->start, a->end, a->prot, a->offset,
+			 a->first ? a->first->shmem : NULL, a->name);
 }
 
 char *proc_maps(struct process *p, size_t *len)
@@ -113,16 +118,19 @@ char *proc_maps(struct process *p, size_t *len)
  * space maps it: the vDSO's (PTE_SHARED), which every one maps, and a
  * frame fork left to both sides until one writes (mm/memory.c), which
  * counts its users (frame_users). Pss divides each frame among its
- * users, in 1/4096 of a byte as Linux (PSS_SHIFT). Dirty: the CPU set the
- * entry's D bit, a write through it;
- * Referenced: its A bit. Anonymous: the frames of an area that is no
- * file's, and the written ones of a file's (on Linux a write copies a
- * private file page into an anonymous one).
+ * users, in 1/4096 of a byte as Linux (PSS_SHIFT). A shared memory
+ * object's frame counts its object's reference too (mm/shmem.c): its users
+ * are its mappings, one fewer. Dirty: the CPU set the entry's D bit, a
+ * write through it; Referenced: its A bit. Anonymous: the frames of an
+ * area that is no file's, and the written ones of a file's (on Linux a
+ * write copies a private file page into an anonymous one); shared
+ * memory's are not (on Linux they are its shmem file's). Pss_Anon,
+ * Pss_Shmem and Pss_File, which only smaps_rollup prints, split Pss so.
  */
 struct mem_size_stats {
 	uint64_t resident, referenced, anonymous;
 	uint64_t shared_clean, shared_dirty, private_clean, private_dirty;
-	uint64_t pss, pss_dirty;
+	uint64_t pss, pss_dirty, pss_anon, pss_file, pss_shmem;
 };
 
 static unsigned int address_spaces(void)
@@ -138,38 +146,42 @@ static unsigned int address_spaces(void)
 	return n;
 }
 
+/* Add the pages of area a to mss. */
 static void account_area(struct mm *mm, const struct shown_area *a, struct mem_size_stats *mss)
 {
-	bool file = a->name && a->name[0] != '[';
+	bool shmem = a->first && a->first->shmem, file = a->name && a->name[0] != '[' && !shmem;
 	unsigned int spaces = address_spaces();
 	uint64_t va = a->start, *pte;
 
-	memset(mss, 0, sizeof(*mss));
 	if (!a->first)
 		return;		/* the gate pages: Linux counts no page of them either */
 	for (; (pte = pte_next(mm->pml4, &va, a->end)); va += PAGE_SIZE) {
 		unsigned int users;
-		bool dirty = *pte & PTE_D, shared;
+		bool dirty = *pte & PTE_D, shared, anon;
 		uint64_t pss;
 
 		if (!(*pte & PTE_ADDR))
 			continue;
-		users = *pte & PTE_SHARED ? spaces : frame_users(*pte & PTE_ADDR);
+		users = *pte & PTE_SHARED ? spaces : frame_users(*pte & PTE_ADDR) - shmem;
 		shared = users > 1;
 		pss = ((uint64_t)PAGE_SIZE << 12) / (shared ? users : 1);
+		anon = !shmem && (file ? dirty : !(*pte & PTE_SHARED));
 		mss->resident += PAGE_SIZE;
 		mss->referenced += *pte & PTE_A ? PAGE_SIZE : 0;
-		mss->anonymous += !file && !(*pte & PTE_SHARED) ? PAGE_SIZE : file && dirty ? PAGE_SIZE : 0;
+		mss->anonymous += anon ? PAGE_SIZE : 0;
 		*(shared ? (dirty ? &mss->shared_dirty : &mss->shared_clean)
 			 : (dirty ? &mss->private_dirty : &mss->private_clean)) += PAGE_SIZE;
 		mss->pss += pss;
 		mss->pss_dirty += dirty ? pss : 0;
+		*(anon ? &mss->pss_anon : shmem ? &mss->pss_shmem : &mss->pss_file) += pss;
 	}
 }
 
 /*
  * VmFlags, in Linux's order of its bits: the rights, what mprotect may
- * give (mr mw me: every area of a process, none of a gate page), gd for
+ * give (mr mw me: every area of a process, none of a gate page; no mw for
+ * a SysV segment attached SHM_RDONLY), sh and ms for shared memory (sh
+ * where it may be written), gd for
  * the stack that grows down, ac for a private writable area (Linux
  * accounts it against overcommit; it keeps the flag when mprotect takes
  * the write away, ccos, which keeps no flags, not), and the vDSO's and
@@ -180,14 +192,16 @@ static size_t vm_flags(char *buf, size_t left, const struct shown_area *a)
 {
 	bool area = a->first, vvar = !area && a->prot == PROT_READ;
 	bool stack = a->name && !strcmp(a->name, "[stack]"), vdso = area && a->first->shared;
+	bool shmem = area && a->first->shmem, nowrite = area && a->first->nowrite;
 	const struct {
 		bool set;
 		const char *name;
 	} flags[] = {
 		{ a->prot & PROT_READ, "rd" }, { a->prot & PROT_WRITE, "wr" },
-		{ a->prot & PROT_EXEC, "ex" }, { area || vvar, "mr" }, { area, "mw" },
-		{ area, "me" }, { stack, "gd" }, { vvar, "pf" }, { vvar, "io" },
-		{ vdso || vvar, "de" }, { area && (a->prot & PROT_WRITE), "ac" }, { vvar, "dd" },
+		{ a->prot & PROT_EXEC, "ex" }, { shmem && !nowrite, "sh" }, { area || vvar, "mr" },
+		{ area && !nowrite, "mw" }, { area, "me" }, { shmem, "ms" }, { stack, "gd" },
+		{ vvar, "pf" }, { vvar, "io" }, { vdso || vvar, "de" },
+		{ area && !shmem && (a->prot & PROT_WRITE), "ac" }, { vvar, "dd" },
 	};
 	size_t n = snprintf(buf, left, "VmFlags:");
 	unsigned int i;
@@ -199,17 +213,34 @@ static size_t vm_flags(char *buf, size_t left, const struct shown_area *a)
 	return MIN(n, left);
 }
 
-/* The lines of sizes, in Linux's columns: a name in 16, then 8 for the kB. */
+/* One line of sizes, in Linux's columns: a name in 16, then 8 for the kB. */
+static size_t kb_line(char *buf, size_t left, const char *name, uint64_t bytes)
+{
+	return snprintf(buf, left, "%-16s%8lu kB\n", name, bytes >> 10);
+}
+
+/*
+ * The lines of sizes. An area's (a) begin with its size and page sizes
+ * and end with THPeligible; the rollup's (a NULL) have neither, and split
+ * Pss three ways after Pss_Dirty.
+ */
 static size_t smaps_sizes(char *buf, size_t left, const struct shown_area *a,
 			  const struct mem_size_stats *mss)
 {
 	const struct {
 		const char *name;
 		uint64_t bytes;
-	} lines[] = {
-		{ "Size:", a->end - a->start }, { "KernelPageSize:", PAGE_SIZE },
-		{ "MMUPageSize:", PAGE_SIZE }, { "Rss:", mss->resident }, { "Pss:", mss->pss >> 12 },
-		{ "Pss_Dirty:", mss->pss_dirty >> 12 }, { "Shared_Clean:", mss->shared_clean },
+	} area[] = {
+		{ "Size:", a ? a->end - a->start : 0 }, { "KernelPageSize:", PAGE_SIZE },
+		{ "MMUPageSize:", PAGE_SIZE },
+	}, pss[] = {
+		{ "Rss:", mss->resident }, { "Pss:", mss->pss >> 12 },
+		{ "Pss_Dirty:", mss->pss_dirty >> 12 },
+	}, rollup[] = {
+		{ "Pss_Anon:", mss->pss_anon >> 12 }, { "Pss_File:", mss->pss_file >> 12 },
+		{ "Pss_Shmem:", mss->pss_shmem >> 12 },
+	}, rest[] = {
+		{ "Shared_Clean:", mss->shared_clean },
 		{ "Shared_Dirty:", mss->shared_dirty }, { "Private_Clean:", mss->private_clean },
 		{ "Private_Dirty:", mss->private_dirty }, { "Referenced:", mss->referenced },
 		{ "Anonymous:", mss->anonymous }, { "KSM:", 0 }, { "LazyFree:", 0 },
@@ -220,16 +251,22 @@ static size_t smaps_sizes(char *buf, size_t left, const struct shown_area *a,
 	size_t n = 0;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(lines); i++)
-		n += snprintf(buf + n, left > n ? left - n : 0, "%-16s%8lu kB\n", lines[i].name,
-			      lines[i].bytes >> 10);
-	n += snprintf(buf + n, left > n ? left - n : 0, "%-16s%8d\n", "THPeligible:", 0);
+	for (i = 0; a && i < ARRAY_SIZE(area); i++)
+		n += kb_line(buf + n, left > n ? left - n : 0, area[i].name, area[i].bytes);
+	for (i = 0; i < ARRAY_SIZE(pss); i++)
+		n += kb_line(buf + n, left > n ? left - n : 0, pss[i].name, pss[i].bytes);
+	for (i = 0; !a && i < ARRAY_SIZE(rollup); i++)
+		n += kb_line(buf + n, left > n ? left - n : 0, rollup[i].name, rollup[i].bytes);
+	for (i = 0; i < ARRAY_SIZE(rest); i++)
+		n += kb_line(buf + n, left > n ? left - n : 0, rest[i].name, rest[i].bytes);
+	if (a)
+		n += snprintf(buf + n, left > n ? left - n : 0, "%-16s%8d\n", "THPeligible:", 0);
 	return MIN(n, left);
 }
 
 static size_t smaps_area(char *buf, size_t left, struct mm *mm, const struct shown_area *a)
 {
-	struct mem_size_stats mss;
+	struct mem_size_stats mss = { 0 };
 	size_t n = maps_area(buf, left, mm, a);
 
 	account_area(mm, a, &mss);
@@ -240,4 +277,35 @@ static size_t smaps_area(char *buf, size_t left, struct mm *mm, const struct sho
 char *proc_smaps(struct process *p, size_t *len)
 {
 	return show_areas(p->mm, SMAPS_AREA_MAX, smaps_area, len);
+}
+
+/*
+ * smaps_rollup: every area's sizes summed, under one line that spans the
+ * first area's start to the last one's end, as Linux's show_smaps_rollup
+ * (the gate pages are no areas there, and count nothing here).
+ */
+char *proc_smaps_rollup(struct process *p, size_t *len)
+{
+	struct mem_size_stats mss = { 0 };
+	struct shown_area a;
+	uint64_t start = 0, end = 0;
+	size_t n = 0, size = SMAPS_AREA_MAX;
+	struct vma *v;
+	char *buf;
+
+	if (!(buf = kmalloc(size)))
+		return NULL;
+	*len = 0;
+	if (!p->mm)
+		return buf;		/* a zombie's: empty */
+	for (v = vma_next(p->mm, 0); v; v = v->next) {
+		a = (struct shown_area){ v->start, v->end, v->offset, v->prot, v->name, v };
+		account_area(p->mm, &a, &mss);
+		start = start ? start : v->start;
+		end = v->end;
+	}
+	n = maps_line(buf, size, start, end, 0, 0, NULL, "[rollup]");
+	n += smaps_sizes(buf + n, size - n, NULL, &mss);
+	*len = n;
+	return buf;
 }

@@ -225,6 +225,7 @@ static const struct {
 	char *(*generate)(struct process *p, size_t *len);
 } pid_files[] = {
 	{ "cmdline", cmdline }, { "comm", comm }, { "maps", proc_maps }, { "smaps", proc_smaps },
+	{ "smaps_rollup", proc_smaps_rollup },
 	{ "stat", pid_stat }, { "status", status },
 };
 

@@ -28,7 +28,9 @@ static bool in_gate_area(uint64_t addr)
  * Most faults on user addresses are no failure: a page's first touch, or
  * a write to a page fork shares (mm/memory.c). Then the access is retried
  * (true). No frame left for it: the process is killed, as Linux's OOM
- * killer would, were this process the one it picked.
+ * killer would, were this process the one it picked. A page past the end
+ * of a shared area's object (mremap grew the area beyond it) is SIGBUS
+ * with BUS_ADRERR, as Linux's shmem answers: answered too, by the signal.
  */
 static bool memory_answers(struct trap_frame *tf, uint64_t addr)
 {
@@ -42,6 +44,10 @@ static bool memory_answers(struct trap_frame *tf, uint64_t addr)
 		printk(KERN_ERR "Out of memory: killed process %d (%s): no frame for its page at %lx\n",
 		       p->tgid, p->comm, addr);
 		do_group_exit(SIGKILL);
+	}
+	if (err == -EIO) {
+		force_sig_fault(SIGBUS, BUS_ADRERR, addr, tf);
+		return true;
 	}
 	return !err;
 }

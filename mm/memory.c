@@ -5,6 +5,7 @@
 #include <ccos/abi.h>
 #include <ccos/errno.h>
 #include <ccos/lib.h>
+#include <ccos/shmem.h>
 
 /*
  * Nothing is mapped when an area is made (mmap, brk, exec's segments and
@@ -21,6 +22,13 @@
  * writable. A page nobody writes is never copied, and a child that execs
  * at once copies nothing. The area says whether a write is allowed; the
  * entry's W only says whether it can go ahead without the kernel.
+ *
+ * Shared memory (MAP_SHARED anonymous, SysV segments) is the other kind:
+ * its pages are its object's (mm/shmem.c), and every area that maps the
+ * object maps the same frame, in every address space, before a fork and
+ * after it. Its first touch asks the object for the page (made once, by
+ * whoever touches it first), fork maps the frames in the child as they
+ * are, writable where they were, and nothing is ever copied.
  *
  * Lock rule: the kernel lock, as every address space's tables and areas.
  */
@@ -80,6 +88,19 @@ static int first_touch(const struct vma *v, uint64_t va, uint64_t *pte)
 	return 0;
 }
 
+/* A shared area's page: its object's frame, made by the first touch of any of its mappings. */
+static int shared_touch(const struct vma *v, uint64_t va, uint64_t *pte)
+{
+	uint64_t frame;
+	int err = shmem_frame(v->shmem, (va - v->start + v->offset) / PAGE_SIZE, &frame);
+
+	if (err)
+		return err;
+	frame_get(frame);
+	*pte = frame | prot_to_pte(v->prot);
+	return 0;
+}
+
 /*
  * A write to a page whose entry is read-only in a writable area: fork
  * shares its frame. The last user takes it back; any other gets a copy.
@@ -110,7 +131,8 @@ static int write_to_shared(struct mm *mm, uint64_t va, uint64_t *pte)
  * Make the access at addr possible, as the page fault of a user access
  * asks (access: the error code's PF_WRITE and PF_INSTR): 0 when the
  * access can be retried, -EFAULT when its area does not allow it (or
- * there is none), -ENOMEM when no frame is left. The user's faults come
+ * there is none), -ENOMEM when no frame is left, -EIO past the end of a
+ * shared area's object (mremap grew the area: SIGBUS, as Linux). The user's faults come
  * here (mm/fault.c), the kernel's user-access functions' too, and the
  * kernel's own copies into another address space (copy_to_mm).
  */
@@ -124,9 +146,11 @@ int handle_mm_fault(struct mm *mm, uint64_t addr, unsigned int access)
 	if (!(pte = pte_lookup(mm->pml4, va, true)))
 		return -ENOMEM;
 	if (!(*pte & PTE_ADDR))
-		return first_touch(v, va, pte);
-	if ((access & PF_WRITE) && !(*pte & PTE_W))
+		return v->shmem ? shared_touch(v, va, pte) : first_touch(v, va, pte);
+	if ((access & PF_WRITE) && !(*pte & PTE_W) && !v->shmem)
 		return write_to_shared(mm, va, pte);
+	if (access & PF_WRITE)
+		*pte |= PTE_W;	/* a shared area's page: the same frame, now writable */
 	/* Allowed already: another thread was first, or this CPU's TLB had the old entry. */
 	flush_if_current(mm, va);
 	return 0;
@@ -134,9 +158,10 @@ int handle_mm_fault(struct mm *mm, uint64_t addr, unsigned int access)
 
 /*
  * fork: the child's entries of area v, the parent's (old) frames. A frame
- * of the kernel's (PTE_SHARED: the vDSO) is simply mapped again; any other
- * is counted once more and loses W in both, so that the first write on
- * either side faults (write_to_shared). The caller flushes the parent's
+ * of the kernel's (PTE_SHARED: the vDSO) is simply mapped again; a shared
+ * area's is counted once more and mapped as it is; any other is counted
+ * once more and loses W in both, so that the first write on either side
+ * faults (write_to_shared). The caller flushes the parent's
  * TLB once, after every area.
  */
 int copy_pages(struct mm *mm, struct mm *old, const struct vma *v)
@@ -149,10 +174,10 @@ int copy_pages(struct mm *mm, struct mm *old, const struct vma *v)
 			continue;
 		if (!(dst = pte_lookup(mm->pml4, va, true)))
 			return -ENOMEM;
-		if (!(*src & PTE_SHARED)) {
+		if (!(*src & PTE_SHARED))
 			frame_get(*src & PTE_ADDR);
+		if (!(*src & PTE_SHARED) && !v->shmem)
 			*src &= ~PTE_W;
-		}
 		*dst = *src;
 	}
 	return 0;
@@ -269,11 +294,11 @@ void free_pgtables(struct mm *mm, uint64_t s, uint64_t e, uint64_t floor, uint64
 }
 
 /*
- * mprotect's new rights for the entries of [s, e). A frame that fork
- * still shares gets no W: its first write must still come to
- * write_to_shared.
+ * mprotect's new rights for the entries of [s, e). In a copy-on-write
+ * area (cow: not shared memory), a frame that fork still shares gets no
+ * W: its first write must still come to write_to_shared.
  */
-void protect_pages(struct mm *mm, uint64_t s, uint64_t e, int prot)
+void protect_pages(struct mm *mm, uint64_t s, uint64_t e, int prot, bool cow)
 {
 	uint64_t va, *pte, flags = prot_to_pte(prot), entry;
 
@@ -282,7 +307,7 @@ void protect_pages(struct mm *mm, uint64_t s, uint64_t e, int prot)
 		if (!(*pte & PTE_ADDR))
 			continue;
 		entry = (*pte & (PTE_ADDR | PTE_SHARED | PTE_A | PTE_D)) | flags;	/* A, D: smaps counts them */
-		if ((flags & PTE_W) && frame_users(*pte & PTE_ADDR) > 1)
+		if (cow && (flags & PTE_W) && frame_users(*pte & PTE_ADDR) > 1)
 			entry &= ~PTE_W;
 		*pte = entry;
 		flush_if_current(mm, va);

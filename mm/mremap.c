@@ -4,6 +4,7 @@
 #include <ccos/vm.h>
 #include <ccos/mm.h>
 #include <ccos/errno.h>
+#include <ccos/shmem.h>
 #include <asm/arch.h>
 
 #define MREMAP_MAYMOVE	1
@@ -23,7 +24,8 @@ static bool free_range(struct mm *mm, uint64_t start, uint64_t len)
  * pages, their contents and their frames (shared ones too: the vDSO's, and
  * those fork shares, which keep their counts) are at the new address, and
  * the old range holds nothing for unmapping to free. An ELF segment's
- * area keeps its file bytes, moved along. Every CPU forgets the old range
+ * area keeps its file bytes, moved along; a shared area its object and
+ * offset in it (mm/shmem.c). Every CPU forgets the old range
  * before the call returns; the new one had nothing to forget.
  */
 static long move_mapping(struct mm *mm, struct vma *v, uint64_t old, uint64_t old_len,
@@ -37,7 +39,10 @@ static long move_mapping(struct mm *mm, struct vma *v, uint64_t old, uint64_t ol
 		return err;
 	n = mm_find_vma(mm, new);
 	n->shared = moved.shared;
+	n->nowrite = moved.nowrite;
 	n->offset = moved.offset + (old - moved.start);
+	n->shmem = moved.shmem;
+	shmem_vma_open(n);		/* the old area's reference goes with its unmapping */
 	if (moved.file) {
 		n->file = moved.file;
 		n->file_start = moved.file_start + delta;
@@ -97,7 +102,8 @@ static long grow_in_place(struct mm *mm, struct vma *v, uint64_t more)
  * grows in place when the pages after it are free, else moves with
  * MREMAP_MAYMOVE (ENOMEM without), to MREMAP_FIXED's address if given
  * (what was there is unmapped first). The grown part is zeroed pages with
- * the area's protection.
+ * the area's protection; in shared memory, pages past its object's end,
+ * whose touch is SIGBUS, as Linux's.
  */
 long sys_mremap(uint64_t old, uint64_t old_len, uint64_t new_len, long flags, uint64_t new_addr)
 {

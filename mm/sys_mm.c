@@ -6,6 +6,7 @@
 #include <ccos/errno.h>
 #include <ccos/lib.h>
 #include <ccos/uaccess.h>
+#include <ccos/shmem.h>
 #include <asm/arch.h>
 
 static bool range_ok(uint64_t addr, uint64_t len)
@@ -45,9 +46,32 @@ static uint64_t mmap_place(struct mm *mm, uint64_t hint, uint64_t len, long flag
 	return mm_find_gap(mm, len);
 }
 
+/*
+ * Anonymous memory, private (copy on write across fork) or shared
+ * (MAP_SHARED or MAP_SHARED_VALIDATE): an object of its own, whose pages
+ * every mapping of it sees, the child's after fork too (mm/shmem.c).
+ * Linux makes that object a file of its shmem file system named
+ * "dev/zero", unlinked, so /proc/PID/maps names the area
+ * "/dev/zero (deleted)"; ccos names it so.
+ */
+static int map_anonymous(struct mm *mm, uint64_t addr, uint64_t len, int prot, bool shared)
+{
+	struct shmem *s;
+	int err;
+
+	if (!shared)
+		return mm_map(mm, addr, len, prot, NULL);
+	if (!(s = shmem_create(len / PAGE_SIZE, "/dev/zero (deleted)")))
+		return -ENOMEM;
+	err = mm_map_shmem(mm, addr, len, prot, s, 0);
+	shmem_put(s);		/* the area holds its own reference */
+	return err;
+}
+
 long sys_mmap(uint64_t addr, uint64_t len, long prot, long flags, long fd, long off)
 {
 	struct mm *mm = current()->mm;
+	long type = flags & MAP_TYPE;
 	int err;
 
 	(void)fd;
@@ -55,7 +79,7 @@ long sys_mmap(uint64_t addr, uint64_t len, long prot, long flags, long fd, long 
 		return -EINVAL;
 	if (!(flags & MAP_ANONYMOUS))
 		return -ENODEV;		/* only anonymous memory: modules are read with read() */
-	if ((flags & (MAP_PRIVATE | MAP_SHARED)) != MAP_PRIVATE)
+	if (type != MAP_PRIVATE && type != MAP_SHARED && type != MAP_SHARED_VALIDATE)
 		return -EINVAL;
 	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
 		return -EINVAL;
@@ -78,7 +102,7 @@ long sys_mmap(uint64_t addr, uint64_t len, long prot, long flags, long fd, long 
 		if (!addr)
 			return -ENOMEM;
 	}
-	err = mm_map(mm, addr, len, prot, NULL);
+	err = map_anonymous(mm, addr, len, prot, type != MAP_PRIVATE);
 	return err ? err : (long)addr;
 }
 
@@ -210,8 +234,9 @@ static long madvise_range_ok(struct mm *mm, uint64_t addr, uint64_t end)
  * free uses, MADV_WILLNEED, ...) changes nothing. MADV_DONTNEED is a
  * promise of Linux's too: the pages go, and the next touch of each finds
  * it as new (mm/memory.c): zeros, or an ELF segment's bytes from the
- * program file, as Linux rereads the file. Shared frames (the vDSO) are
- * left alone.
+ * program file, as Linux rereads the file. Shared memory's pages stay
+ * with their object (mm/shmem.c): the next touch maps them again, as they
+ * were. Shared frames (the vDSO) are left alone.
  */
 long sys_madvise(uint64_t addr, size_t len, int advice)
 {

@@ -8,6 +8,7 @@
 #include <ccos/lib.h>
 #include <ccos/printk.h>
 #include <ccos/aslr.h>
+#include <ccos/shmem.h>
 
 #define MMAP_BOTTOM	0x0000000010000000ul
 
@@ -83,12 +84,14 @@ static struct vma *isolate(struct mm *mm, struct vma *v, uint64_t s, uint64_t e)
 	if (below) {
 		*below = *v;
 		below->end = s;
+		shmem_vma_open(below);
 		vma_insert(mm, below);
 	}
 	if (above) {
 		*above = *v;
 		above->start = e;
 		above->offset += e - v->start;
+		shmem_vma_open(above);
 		vma_insert(mm, above);
 	}
 	v->offset += s - v->start;
@@ -156,6 +159,26 @@ int mm_map(struct mm *mm, uint64_t start, uint64_t len, int prot, const char *na
 }
 
 /*
+ * [start, start + len) maps the shared object s from its byte offset on:
+ * a new area whose pages are the object's (mm/shmem.c), each given its
+ * frame at the first touch by any area that maps it.
+ */
+int mm_map_shmem(struct mm *mm, uint64_t start, uint64_t len, int prot, struct shmem *s,
+		 uint64_t offset)
+{
+	struct vma *v;
+	int err;
+
+	if ((err = mm_map(mm, start, len, prot, s->name)))
+		return err;
+	v = mm_find_vma(mm, start);
+	v->shmem = s;
+	v->offset = offset;
+	shmem_vma_open(v);
+	return 0;
+}
+
+/*
  * Only the areas that meet the range are visited, and within them only
  * the page tables that exist: the cost is what is mapped, however long
  * the range. Between two areas the tick may come in. Then the tables
@@ -178,6 +201,7 @@ int mm_unmap(struct mm *mm, uint64_t start, uint64_t len)
 		}
 		unmap_pages(mm, s, e);
 		vma_remove(mm, v);
+		shmem_vma_close(v);
 		kfree(v);
 		unmapped = true;
 		irq_window();
@@ -194,7 +218,8 @@ int mm_unmap(struct mm *mm, uint64_t start, uint64_t len)
  * Linux: -ENOMEM unless every page of the range belongs to an area. A
  * shared frame (the vDSO) cannot become writable: every process would see
  * the write. Linux answers -EACCES for write access to what is mapped
- * read-only and shared; so does ccos. One pass over the areas checks both,
+ * read-only and shared (the vDSO, a SysV segment attached SHM_RDONLY);
+ * so does ccos. One pass over the areas checks both,
  * and a call that would change nothing (each area has prot already) is
  * done there, as Linux's mprotect_fixup returns at once: no split, no
  * entry rewritten, no shootdown.
@@ -208,7 +233,7 @@ int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 	for_each_vma_in(v, mm, start, end) {
 		if (v->start > covered)
 			return -ENOMEM;
-		shared |= v->shared;
+		shared |= v->shared || v->nowrite;
 		change |= v->prot != prot;
 		covered = v->end;
 	}
@@ -226,7 +251,7 @@ int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 		if (!(v = isolate(mm, v, s, e)))
 			return -ENOMEM;
 		v->prot = prot;
-		protect_pages(mm, s, e, prot);
+		protect_pages(mm, s, e, prot, !v->shmem);
 		irq_window();
 	}
 	tlb_shootdown(mm->pml4, start, end);	/* no thread keeps the old rights */
@@ -272,6 +297,7 @@ struct mm *mm_copy(struct mm *old)
 		if (!n)
 			goto fail;
 		*n = *v;
+		shmem_vma_open(n);
 		vma_insert(mm, n);
 		if (copy_pages(mm, old, v))
 			goto fail;

@@ -3,6 +3,7 @@
 #include <ccos/vm.h>
 #include <ccos/mm.h>
 #include <ccos/lib.h>
+#include <ccos/shmem.h>
 
 /*
  * Areas never overlap, so ordering them by start orders their ends too,
@@ -253,6 +254,7 @@ static void free_tree(struct vma *t)
 		return;
 	free_tree(t->left);
 	free_tree(t->right);
+	shmem_vma_close(t);
 	kfree(t);
 }
 

@@ -7,6 +7,7 @@ static const char *const programs[] = {
 	"/bin/sysproc",
 	"/bin/sysmem",
 	"/bin/cowtest",
+	"/bin/shmtest",
 	"/bin/sysfile",
 	"/bin/systime",
 	"/bin/proctest",

@@ -99,6 +99,8 @@ static const struct test tests[] = {
 	{ "smaps_format", test_smaps_format },
 	{ "smaps_counts_written_pages", test_smaps_counts_written_pages },
 	{ "smaps_of_another_process", test_smaps_of_another_process },
+	{ "smaps_shared_memory", test_smaps_shared_memory },
+	{ "smaps_rollup", test_smaps_rollup },
 };
 
 int main(int argc, char **argv, char **envp)

@@ -68,6 +68,8 @@ struct utsname {
 #define PROT_EXEC	4
 #define MAP_PRIVATE	0x02
 #define MAP_SHARED	0x01
+#define MAP_SHARED_VALIDATE 0x03
+#define MAP_TYPE	0x0f
 #define MAP_FIXED	0x10
 #define MAP_ANONYMOUS	0x20
 #define MAP_32BIT	0x40

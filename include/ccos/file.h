@@ -84,6 +84,7 @@ const char *procfs_pid_file_at(uint64_t i);	/* the i-th name in /proc/PID, or NU
 char *proc_cpuinfo(size_t *len);	/* fs/proc_cpuinfo.c */
 char *proc_maps(struct process *p, size_t *len);	/* fs/proc_maps.c */
 char *proc_smaps(struct process *p, size_t *len);
+char *proc_smaps_rollup(struct process *p, size_t *len);
 char *proc_mounts(size_t *len);		/* fs/statfs.c */
 long proc_sys_generate(const char *path, char **text, size_t *len);	/* fs/proc_sys.c */
 extern const char *const proc_sys_kernel_names[];

@@ -48,6 +48,7 @@
 #define TRAP_BRKPT	1
 #define TRAP_TRACE	2
 #define BUS_ADRALN	1
+#define BUS_ADRERR	2
 
 /* siginfo_t as Linux lays it out for these signals (128 bytes). */
 typedef struct {

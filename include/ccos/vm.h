@@ -10,7 +10,9 @@ struct vma {
 	int prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC */
 	bool shared;		/* kernel-owned frames (the vDSO): never written */
 	const char *name;	/* a path, "[heap]", "[stack]", or NULL */
-	uint64_t offset;	/* in the file, for ELF segments */
+	uint64_t offset;	/* in the file, for ELF segments; in the object, for shared memory */
+	struct shmem *shmem;	/* MAP_SHARED anonymous memory or a SysV segment (mm/shmem.c), or NULL */
+	bool nowrite;		/* shmat's SHM_RDONLY: mprotect may not add PROT_WRITE (EACCES) */
 	/* An ELF segment's bytes, which a page's first touch maps or copies (mm/memory.c): */
 	const uint8_t *file;	/* the byte that lies at file_start */
 	uint64_t file_start, file_end;	/* where the file's bytes lie; 0, 0 if anonymous */
@@ -42,6 +44,9 @@ void mm_release(struct mm *mm);
 int mm_map(struct mm *mm, uint64_t start, uint64_t len, int prot, const char *name);
 int mm_map_shared(struct mm *mm, uint64_t start, uint64_t phys, size_t npages, int prot,
 		  const char *name);
+struct shmem;
+int mm_map_shmem(struct mm *mm, uint64_t start, uint64_t len, int prot, struct shmem *s,
+		 uint64_t offset);
 int mm_unmap(struct mm *mm, uint64_t start, uint64_t len);
 int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot);
 uint64_t mm_find_gap(struct mm *mm, uint64_t len);
@@ -62,7 +67,7 @@ void unmap_pages(struct mm *mm, uint64_t s, uint64_t e);
 void zap_pages(struct mm *mm, uint64_t s, uint64_t e);
 void free_pgtables(struct mm *mm, uint64_t s, uint64_t e, uint64_t floor, uint64_t ceiling,
 		   bool flush);
-void protect_pages(struct mm *mm, uint64_t s, uint64_t e, int prot);
+void protect_pages(struct mm *mm, uint64_t s, uint64_t e, int prot, bool cow);
 
 /* mm/vma.c: the areas, by address */
 void vma_insert(struct mm *mm, struct vma *v);

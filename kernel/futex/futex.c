@@ -8,6 +8,7 @@
 #include <ccos/lib.h>
 #include <ccos/time.h>
 #include <ccos/uaccess.h>
+#include <ccos/shmem.h>
 
 /* futex's operations and flags (linux/futex.h); Linux answers ENOSYS to the others. */
 #define FUTEX_WAIT		0
@@ -25,14 +26,19 @@
  * word holds the value the caller saw; FUTEX_WAKE wakes sleepers on it.
  * The kernel keeps no state for a futex, only the queue of its waiters.
  *
- * The key of a futex is (address space, address, private or not). As on
+ * The key of a futex says which word it is, wherever it is mapped. As on
  * Linux, a private wait is woken only by a private wake and a shared one
  * by a shared wake (the kernel's wake at a thread's exit,
  * CLONE_CHILD_CLEARTID, is shared, and so is musl's pthread_join). A
- * shared futex is keyed by its address space too, where Linux keys one
- * in shared memory by the page: ccos has no memory shared between address
- * spaces (mmap refuses MAP_SHARED; fork copies), so only the threads of a
- * process (and a vfork child) can meet on one.
+ * private futex (FUTEX_PRIVATE_FLAG) is keyed by its address space and
+ * address: only the threads of a process (and a vfork child) can meet on
+ * it. A shared one in shared memory (MAP_SHARED anonymous, a SysV
+ * segment: mm/shmem.c) is keyed by the memory's object and the word's
+ * offset in it, so a waiter in one process is woken by a wake in another
+ * that maps the same page at any address; the key holds a reference to
+ * the object while its waiter sleeps. A shared futex in private memory
+ * is keyed as a private one, as Linux keys it: no other address space
+ * can see that word.
  *
  * One queue, in arrival order, holds every waiter; each waiter's entry
  * lives on its own kernel stack (futex_waitv's in a kmalloc'd vector)
@@ -42,10 +48,15 @@
  * itself under it, and sleeps with it (the scheduler takes it over), so a
  * wake on another CPU cannot slip in between.
  */
-struct futex_waiter {
-	struct mm *mm;
-	uint64_t uaddr;
+struct futex_key {
+	const void *space;	/* the address space, or the shared memory object */
+	uint64_t offset;	/* the address in it, or the offset in the object */
 	bool private;
+	bool shmem;		/* space is an object, and the key holds a reference to it */
+};
+
+struct futex_waiter {
+	struct futex_key key;
 	uint32_t bitset;
 	bool queued;
 	uint32_t val;		/* futex_waitv's: the value it waits while the word holds */
@@ -54,6 +65,36 @@ struct futex_waiter {
 };
 
 static struct futex_waiter *queue;
+
+/* The key of the word at uaddr of mm: -EFAULT for a shared futex where nothing is mapped. */
+static int get_futex_key(struct mm *mm, uint64_t uaddr, bool private, struct futex_key *key)
+{
+	struct vma *v;
+
+	*key = (struct futex_key){ .space = mm, .offset = uaddr, .private = private };
+	if (private)
+		return 0;
+	if (!(v = mm_find_vma(mm, uaddr)))
+		return -EFAULT;
+	if (v->shmem) {
+		*key = (struct futex_key){ .space = v->shmem, .offset = uaddr - v->start + v->offset,
+					   .shmem = true };
+		shmem_get(v->shmem);
+	}
+	return 0;
+}
+
+static void put_futex_key(struct futex_key *key)
+{
+	if (key->shmem)
+		shmem_put((struct shmem *)key->space);
+	key->shmem = false;
+}
+
+static bool same_key(const struct futex_key *a, const struct futex_key *b)
+{
+	return a->space == b->space && a->offset == b->offset && a->private == b->private;
+}
 
 static void enqueue(struct futex_waiter *w)
 {
@@ -80,27 +121,30 @@ static void dequeue(struct futex_waiter *w)
 }
 
 /*
- * Wake up to n waiters on (mm, uaddr, private) whose bitset meets bitset, in the
- * order they came; then move up to n2 more to (mm, uaddr2) if requeue is
- * asked for. The count of those woken and moved.
+ * Wake up to n waiters on key whose bitset meets bitset, in the order
+ * they came; then move up to n2 more to key2 if requeue is asked for (a
+ * waiter keeps its own reference to key2's object). The count of those
+ * woken and moved.
  */
-static long wake_and_requeue(struct mm *mm, uint64_t uaddr, bool private, uint32_t bitset,
-			     long n, uint64_t uaddr2, long n2)
+static long wake_and_requeue(const struct futex_key *key, uint32_t bitset, long n,
+			     const struct futex_key *key2, long n2)
 {
 	struct futex_waiter *w, *next;
 	long done = 0;
 
 	for (w = queue; w; w = next) {
 		next = w->next;
-		if (w->mm != mm || w->uaddr != uaddr || w->private != private ||
-		    !(w->bitset & bitset))
+		if (!same_key(&w->key, key) || !(w->bitset & bitset))
 			continue;
 		if (n > 0) {
 			dequeue(w);
 			wakeup(w->sleeper);
 			n--;
 		} else if (n2 > 0) {
-			w->uaddr = uaddr2;
+			put_futex_key(&w->key);
+			w->key = *key2;
+			if (key2->shmem)
+				shmem_get((struct shmem *)key2->space);
 			n2--;
 		} else {
 			break;
@@ -110,9 +154,17 @@ static long wake_and_requeue(struct mm *mm, uint64_t uaddr, bool private, uint32
 	return done;
 }
 
+/* A shared wake of the word at uaddr of mm: a thread's exit (CLONE_CHILD_CLEARTID), a robust list's. */
 long futex_wake(struct mm *mm, uint64_t uaddr, int n)
 {
-	return wake_and_requeue(mm, uaddr, false, FUTEX_BITSET_MATCH_ANY, n, 0, 0);
+	struct futex_key key;
+	long woken;
+
+	if (get_futex_key(mm, uaddr, false, &key))
+		return -EFAULT;
+	woken = wake_and_requeue(&key, FUTEX_BITSET_MATCH_ANY, n, NULL, 0);
+	put_futex_key(&key);
+	return woken;
 }
 
 /* Sleep while *uaddr == val, until a wake, the deadline (ns, 0 for none) or a signal. */
@@ -120,21 +172,48 @@ static long futex_wait(uint32_t __user *uaddr, bool private, uint32_t val, uint6
 		       uint32_t bitset)
 {
 	struct process *p = current();
-	struct futex_waiter w = { .mm = p->mm, .uaddr = (uint64_t)uaddr, .private = private,
-				  .bitset = bitset, .sleeper = &w };
+	struct futex_waiter w = { .bitset = bitset, .sleeper = &w };
 	uint32_t cur;
+	long err;
 
+	if ((err = get_futex_key(p->mm, (uint64_t)uaddr, private, &w.key)))
+		return err;
 	if (get_user(cur, uaddr))
-		return -EFAULT;
-	if (cur != val)
-		return -EAGAIN;		/* it changed already: the caller looks again */
+		err = -EFAULT;
+	else if (cur != val)
+		err = -EAGAIN;		/* it changed already: the caller looks again */
+	if (err) {
+		put_futex_key(&w.key);
+		return err;
+	}
 	enqueue(&w);
 	while (w.queued && !signal_pending(p) && (!deadline || ktime_get_ns() < deadline))
 		sleep_until(&w, deadline);
-	if (!w.queued)
-		return 0;
-	dequeue(&w);
-	return signal_pending(p) ? -EINTR : -ETIMEDOUT;
+	if (w.queued) {
+		dequeue(&w);
+		err = signal_pending(p) ? -EINTR : -ETIMEDOUT;
+	}
+	put_futex_key(&w.key);
+	return err;
+}
+
+/* Wake up to n on uaddr's key, then move up to n2 to uaddr2's (NULL: no requeue). */
+static long futex_wake_op(struct mm *mm, uint64_t uaddr, bool private, uint32_t bitset, long n,
+			  uint64_t uaddr2, long n2)
+{
+	struct futex_key key, key2 = { 0 };
+	long err;
+
+	if ((err = get_futex_key(mm, uaddr, private, &key)))
+		return err;
+	if (uaddr2 && (err = get_futex_key(mm, uaddr2, private, &key2))) {
+		put_futex_key(&key);
+		return err;
+	}
+	err = wake_and_requeue(&key, bitset, n, &key2, n2);
+	put_futex_key(&key);
+	put_futex_key(&key2);
+	return err;
 }
 
 /*
@@ -206,10 +285,8 @@ long sys_futex(uint32_t __user *uaddr, int op, uint32_t val, const struct timesp
 	case FUTEX_WAKE_BITSET:
 		if (!val3)
 			return -EINVAL;
-		if (!private && !mm_find_vma(mm, (uint64_t)uaddr))
-			return -EFAULT;
 		/* As Linux, a count of 0 (or less) still wakes one. */
-		return wake_and_requeue(mm, (uint64_t)uaddr, private, val3, MAX((int)val, 1), 0, 0);
+		return futex_wake_op(mm, (uint64_t)uaddr, private, val3, MAX((int)val, 1), 0, 0);
 	case FUTEX_CMP_REQUEUE:
 		if (get_user(cur, uaddr))
 			return -EFAULT;
@@ -223,8 +300,8 @@ long sys_futex(uint32_t __user *uaddr, int op, uint32_t val, const struct timesp
 			return -EINVAL;
 		if (!access_ok(uaddr2, 4))
 			return -EFAULT;
-		return wake_and_requeue(mm, (uint64_t)uaddr, private, FUTEX_BITSET_MATCH_ANY,
-					(int)val, (uint64_t)uaddr2, n2);
+		return futex_wake_op(mm, (uint64_t)uaddr, private, FUTEX_BITSET_MATCH_ANY, (int)val,
+				     (uint64_t)uaddr2, n2);
 	}
 	return -ENOSYS;
 }
@@ -249,7 +326,11 @@ struct futex_waitv {
 	uint32_t flags, reserved;
 };
 
-/* The waiters, checked in Linux's order: each one's fields, then every address, then every word. */
+/*
+ * The waiters, checked in Linux's order: each one's fields, then every
+ * address, then every key and word. The caller puts every key, made or
+ * not (put_futex_key leaves a key that holds nothing alone).
+ */
 static long waitv_setup(struct futex_waiter *w, const struct futex_waitv __user *uwaitv,
 			unsigned int n, const void *sleeper)
 {
@@ -263,19 +344,23 @@ static long waitv_setup(struct futex_waiter *w, const struct futex_waitv __user 
 		if ((v.flags & ~(FUTEX2_SIZE_MASK | FUTEX2_PRIVATE)) || v.reserved ||
 		    (v.flags & FUTEX2_SIZE_MASK) != FUTEX2_SIZE_U32 || v.val >> 32)
 			return -EINVAL;
-		w[i] = (struct futex_waiter){ .mm = current()->mm, .uaddr = v.uaddr,
-					      .private = v.flags & FUTEX2_PRIVATE,
+		w[i] = (struct futex_waiter){ .key = { .offset = v.uaddr,
+						       .private = v.flags & FUTEX2_PRIVATE },
 					      .bitset = FUTEX_BITSET_MATCH_ANY, .val = v.val,
 					      .sleeper = sleeper };
 	}
 	for (i = 0; i < n; i++) {
-		if (w[i].uaddr % 4)
+		if (w[i].key.offset % 4)
 			return -EINVAL;
-		if (!access_ok((void __user *)w[i].uaddr, 4))
+		if (!access_ok((void __user *)w[i].key.offset, 4))
 			return -EFAULT;
 	}
 	for (i = 0; i < n; i++) {
-		if (get_user(cur, (uint32_t __user *)w[i].uaddr))
+		uint64_t uaddr = w[i].key.offset;
+
+		if (get_futex_key(current()->mm, uaddr, w[i].key.private, &w[i].key))
+			return -EFAULT;
+		if (get_user(cur, (uint32_t __user *)uaddr))
 			return -EFAULT;
 		if (cur != w[i].val)
 			return -EAGAIN;
@@ -299,9 +384,11 @@ long sys_futex_waitv(const struct futex_waitv __user *uwaitv, unsigned int n, un
 	if ((err = futex_deadline(FUTEX_WAIT_BITSET | (clock == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0),
 				  timeout, &deadline)))
 		return err;
-	if (!(w = kmalloc(n * sizeof(*w))))
+	if (!(w = kzalloc(n * sizeof(*w))))
 		return -ENOMEM;
 	if ((err = waitv_setup(w, uwaitv, n, w))) {
+		for (i = 0; i < n; i++)
+			put_futex_key(&w[i].key);
 		kfree(w);
 		return err;
 	}
@@ -319,6 +406,7 @@ long sys_futex_waitv(const struct futex_waitv __user *uwaitv, unsigned int n, un
 			dequeue(&w[i]);
 		else
 			woken = i;
+		put_futex_key(&w[i].key);
 	}
 	kfree(w);
 	if (woken >= 0)

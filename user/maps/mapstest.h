@@ -51,5 +51,7 @@ int test_vdso(void);
 int test_smaps_format(void);
 int test_smaps_counts_written_pages(void);
 int test_smaps_of_another_process(void);
+int test_smaps_shared_memory(void);
+int test_smaps_rollup(void);
 
 #endif

@@ -1,4 +1,4 @@
-/* mapstest's /proc/PID/smaps cases: Linux's format, area by area as maps lists them, and the pages really there. */
+/* mapstest's /proc/PID/smaps cases: Linux's format, area by area as maps lists them, the pages really there, and smaps_rollup. */
 #include "mapstest.h"
 
 #define SMAPS_SIZE	(512 * 1024)
@@ -279,4 +279,155 @@ int test_smaps_of_another_process(void)
 	write(to_child[1], "x", 1);
 	wait4(pid, &status, 0, NULL);
 	return ok;
+}
+
+/*
+ * Shared anonymous memory as Linux shows it: "rw-s" on device 00:01 (its
+ * shmem file), named "/dev/zero (deleted)", a split piece with its offset
+ * in the object; no page of it Anonymous, sh and ms among its VmFlags and
+ * no ac. A page written is Private_Dirty, one only read Private_Clean,
+ * until a child maps them too: then Shared, and Pss halves them.
+ */
+int test_smaps_shared_memory(void)
+{
+	char *p = mmap(NULL, 3 * PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char c, head[64];
+	int to_child[2], from_child[2], ok, status;
+	struct area *a;
+	long pid;
+
+	if ((long)p < 0 && (long)p > -4096)
+		return ktap_fail("mmap(MAP_SHARED | MAP_ANONYMOUS) returned %ld", (long)p);
+	if (pipe(to_child) || pipe(from_child))
+		return ktap_fail("pipe");
+	p[0] = 1;
+	c = p[PAGE_SIZE];
+	if (!load_smaps("/proc/self/smaps") || !(a = area_at((unsigned long)p)))
+		return ktap_fail("no area at %p", p);
+	snprintf(head, sizeof(head), "%08lx-%08lx rw-s 00000000 00:01 ", (unsigned long)p,
+		 (unsigned long)p + 3 * PAGE_SIZE);
+	if (strncmp(a->head, head, strlen(head)) || strcmp(a->head + 73, "/dev/zero (deleted)"))
+		return ktap_fail("\"%s\", expected \"%s<inode> ... /dev/zero (deleted)\"", a->head, head);
+	if (!expect_kb(a, RSS, 8) || !expect_kb(a, PSS, 8) || !expect_kb(a, PRIVATE_DIRTY, 4) ||
+	    !expect_kb(a, PRIVATE_CLEAN, 4) || !expect_kb(a, ANONYMOUS, 0))
+		return 0;
+	if (!has_flag(a, "sh") || !has_flag(a, "ms") || !has_flag(a, "mw") || has_flag(a, "ac"))
+		return ktap_fail("%s: VmFlags%s, expected sh, ms and mw, no ac", a->head, a->flags);
+	if ((pid = fork()) == 0) {
+		c = p[0] + p[PAGE_SIZE];
+		write(from_child[1], &c, 1);
+		read(to_child[0], &c, 1);
+		exit(0);
+	}
+	read(from_child[0], &c, 1);
+	ok = load_smaps("/proc/self/smaps") && (a = area_at((unsigned long)p)) &&
+	     expect_kb(a, RSS, 8) && expect_kb(a, PSS, 4) && expect_kb(a, SHARED_DIRTY, 4) &&
+	     expect_kb(a, SHARED_CLEAN, 4) && expect_kb(a, PRIVATE_DIRTY, 0);
+	write(to_child[1], "x", 1);
+	wait4(pid, &status, 0, NULL);
+	if (!ok)
+		return 0;
+	if (mprotect(p + PAGE_SIZE, PAGE_SIZE, PROT_READ) || !load_smaps("/proc/self/smaps") ||
+	    !(a = area_at((unsigned long)p + PAGE_SIZE)))
+		return ktap_fail("mprotect, or no area after it");
+	if (strncmp(strchr(a->head, ' ') + 1, "r--s 00001000 00:01 ", 20) || !expect_kb(a, RSS, 4))
+		return ktap_fail("the piece mprotect made is \"%s\", expected r--s at offset 00001000", a->head);
+	return munmap(p, 3 * PAGE_SIZE) == 0;
+}
+
+/* The number at s, in hex or decimal. */
+static unsigned long strtoul_hex(const char *s)
+{
+	unsigned long v = 0;
+
+	for (; (*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f'); s++)
+		v = v * 16 + (*s <= '9' ? *s - '0' : *s - 'a' + 10);
+	return v;
+}
+
+static long strtoul_dec(const char *s)
+{
+	long v = 0;
+
+	while (*s == ' ')
+		s++;
+	for (; *s >= '0' && *s <= '9'; s++)
+		v = v * 10 + *s - '0';
+	return v;
+}
+
+static const char *const rollup_names[] = {
+	"Rss:", "Pss:", "Pss_Dirty:", "Pss_Anon:", "Pss_File:", "Pss_Shmem:", "Shared_Clean:",
+	"Shared_Dirty:", "Private_Clean:", "Private_Dirty:", "Referenced:", "Anonymous:", "KSM:",
+	"LazyFree:", "AnonHugePages:", "ShmemPmdMapped:", "FilePmdMapped:", "Shared_Hugetlb:",
+	"Private_Hugetlb:", "Swap:", "SwapPss:", "Locked:",
+};
+
+/* smaps' Rss summed over its areas. */
+static long smaps_rss(void)
+{
+	long kb = 0;
+	int i;
+
+	if (!load_smaps("/proc/self/smaps"))
+		return -1;
+	for (i = 0; i < nareas; i++)
+		kb += areas[i].kb[RSS];
+	return kb;
+}
+
+/*
+ * smaps_rollup: one line "[rollup]" from the first area's start to the
+ * end of an area, then Linux's sizes in its order (Pss split into anon,
+ * file and shmem), Rss the sum of smaps' (read just before and after:
+ * every buffer is written first, so nothing comes in between).
+ */
+int test_smaps_rollup(void)
+{
+	static char rollup[4096];
+	char *p = mmap(NULL, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char *s = rollup, *l, head[80];
+	long kb[ARRAY_SIZE(rollup_names)], before, after;
+	unsigned long i, end;
+	int n;
+
+	if ((long)p < 0 && (long)p > -4096)
+		return ktap_fail("mmap");
+	p[0] = 1;
+	memset(smaps_text, 1, sizeof(smaps_text));
+	memset(rollup, 1, sizeof(rollup));
+	before = smaps_rss();
+	if (read_file("/proc/self/smaps_rollup", rollup, sizeof(rollup)) <= 0)
+		return ktap_fail("cannot read /proc/self/smaps_rollup");
+	after = smaps_rss();
+	if (!load_maps() || !(l = next_line(&s)))
+		return ktap_fail("maps, or an empty smaps_rollup");
+	n = snprintf(head, sizeof(head), "%08lx-", lines[0].start);
+	end = strtoul_hex(l + n);
+	snprintf(head + n, sizeof(head) - n, "%08lx ---p 00000000 00:00 0", end);
+	if (strncmp(l, head, strlen(head)) || strlen(l) != 73 + 8 || strcmp(l + 73, "[rollup]"))
+		return ktap_fail("\"%s\", expected \"%s\", \"[rollup]\" at column 74", l, head);
+	for (n = 0; n < nlines && lines[n].end != end; n++)
+		;
+	if (n == nlines)
+		return ktap_fail("no area ends at %lx", end);
+	for (i = 0; i < ARRAY_SIZE(rollup_names); i++) {
+		char want[64];
+
+		if (!(l = next_line(&s)))
+			return ktap_fail("smaps_rollup ends before %s", rollup_names[i]);
+		kb[i] = strtoul_dec(l + 16);
+		snprintf(want, sizeof(want), "%-16s%8ld kB", rollup_names[i], kb[i]);
+		if (strcmp(l, want))
+			return ktap_fail("line \"%s\", expected \"%s\"", l, want);
+	}
+	if ((l = next_line(&s)))
+		return ktap_fail("\"%s\" after Locked", l);
+	ktap_diag("Rss %ld kB (smaps: %ld and %ld), Pss %ld = %ld anon + %ld file + %ld shmem",
+		  kb[0], before, after, kb[1], kb[3], kb[4], kb[5]);
+	if ((kb[0] < before && kb[0] < after) || (kb[0] > before && kb[0] > after))
+		return ktap_fail("Rss %ld kB is not smaps' sum", kb[0]);
+	if (kb[5] < 4 || kb[1] < kb[3] + kb[4] + kb[5] || kb[1] > kb[3] + kb[4] + kb[5] + 2)
+		return ktap_fail("Pss_Anon, Pss_File and Pss_Shmem do not make Pss (a shared page written)");
+	return munmap(p, PAGE_SIZE) == 0;
 }
