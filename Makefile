@@ -38,7 +38,7 @@ LDFLAGS	:= -n -z noexecstack -z max-page-size=4096
 VDSO_SRC := $(filter-out arch/x86/vdso/vdso.c,$(wildcard arch/x86/vdso/*.c))
 # native_page.c is user-mode code with a link of its own (below), not part of the kernel's.
 VSYSCALL_NATIVE_SRC := arch/x86/vsyscall/native_page.c
-KSRC_C	:= $(filter-out $(VSYSCALL_NATIVE_SRC),$(wildcard kernel/*.c kernel/*/*.c fs/*.c drivers/*/*.c arch/x86/*.c arch/x86/entry/*.c arch/x86/vsyscall/*.c mm/*.c)) \
+KSRC_C	:= $(filter-out $(VSYSCALL_NATIVE_SRC),$(wildcard kernel/*.c kernel/*/*.c fs/*.c drivers/*/*.c arch/x86/*.c arch/x86/entry/*.c arch/x86/vsyscall/*.c mm/*.c ipc/*.c)) \
 	   arch/x86/vdso/vdso.c
 KSRC_S	:= $(wildcard boot/*.asm arch/x86/*.asm arch/x86/entry/*.asm arch/x86/vdso/*.asm arch/x86/vsyscall/*.asm)
 KOBJ	:= $(patsubst %.c,$(BUILD)/%.o,$(KSRC_C)) $(patsubst %.asm,$(BUILD)/%.o,$(KSRC_S))

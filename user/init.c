@@ -8,6 +8,7 @@ static const char *const programs[] = {
 	"/bin/sysmem",
 	"/bin/cowtest",
 	"/bin/shmtest",
+	"/bin/sysvshm",
 	"/bin/sysfile",
 	"/bin/systime",
 	"/bin/proctest",

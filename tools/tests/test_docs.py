@@ -229,7 +229,7 @@ def test_gdb_transcripts_come_from_one_build():
 
 
 READING = os.path.join(ROOT, "docs", "reading.md")
-CORE = ("boot/", "arch/", "mm/", "kernel/", "fs/", "drivers/", "include/", "linker/")
+CORE = ("boot/", "arch/", "mm/", "ipc/", "kernel/", "fs/", "drivers/", "include/", "linker/")
 
 
 def core_files(root=ROOT):
@@ -273,7 +273,7 @@ def test_reading_paths_need_at_most_seven_files():
     assert all(paths.values()), "a path names no file: %s" % paths
 
 
-GENERIC = ("kernel/", "mm/", "fs/", "drivers/", "include/ccos/")
+GENERIC = ("kernel/", "mm/", "ipc/", "fs/", "drivers/", "include/ccos/")
 
 
 def test_generic_code_uses_the_architecture_through_asm_arch_h():
