@@ -95,7 +95,8 @@ static struct shm_segment *find_id(int id)
 {
 	struct shm_segment *seg;
 
-	if (id < 0 || !(seg = segments[id % SEQ_MULTIPLIER]) || seg->id != id)
+	if (id < 0 || id % SEQ_MULTIPLIER >= SHMMNI || !(seg = segments[id % SEQ_MULTIPLIER]) ||
+	    seg->id != id)
 		return NULL;
 	return seg;
 }

@@ -115,6 +115,8 @@ static int test_shmat_shmdt_shmctl_errors(void)
 		return ktap_fail("shmget returned %ld and %ld", id, gone);
 	ok = expect((long)shmat(-1, NULL, 0), -EINVAL, "shmat of id -1") &&
 	     expect((long)shmat(gone, NULL, 0), -EINVAL, "shmat of a removed segment's id") &&
+	     expect((long)shmat(32767, NULL, 0), -EINVAL, "shmat of an id past ccos's table") &&
+	     expect(shmctl(32767, IPC_STAT, &ds), -EINVAL, "IPC_STAT of an id past ccos's table") &&
 	     expect((long)shmat(id, private + 8, 0), -EINVAL, "shmat at an unaligned address") &&
 	     expect((long)shmat(id, NULL, SHM_REMAP), -EINVAL, "SHM_REMAP without an address") &&
 	     expect((long)shmat(id, private, 0), -EINVAL, "shmat over a mapping without SHM_REMAP") &&
