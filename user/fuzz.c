@@ -53,11 +53,11 @@ unsigned long next_random(void)
 /* The numbers ccos implements, picked more often than the rest. */
 static const short known[] = {
 	0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 23, 24, 25,
-	28, 34, 35, 36, 37, 38, 39, 56, 57, 58, 59, 60, 61, 62, 63, 79, 86, 96, 97, 98, 99,
-	100, 102, 104, 107, 108, 109, 110, 111, 112, 121, 124, 127, 129, 130, 131, 137,
-	138, 157, 158, 159, 160, 164, 186, 200, 201, 203, 204, 218, 222, 223, 224, 225, 226,
-	227, 228, 229, 230, 231, 234, 247, 257, 262, 265, 270, 295, 296, 297, 302, 309,
-	305, 310, 311, 318, 435, 449,
+	28, 29, 30, 31, 34, 35, 36, 37, 38, 39, 56, 57, 58, 59, 60, 61, 62, 63, 67, 79, 86,
+	96, 97, 98, 99, 100, 102, 104, 107, 108, 109, 110, 111, 112, 121, 124, 127, 129,
+	130, 131, 137, 138, 157, 158, 159, 160, 164, 186, 200, 201, 203, 204, 218, 222, 223,
+	224, 225, 226, 227, 228, 229, 230, 231, 234, 247, 257, 262, 265, 270, 295, 296, 297,
+	302, 305, 309, 310, 311, 318, 435, 449,
 };
 
 static char buf[8192] __attribute__((aligned(4096)));	/* what "a user pointer" points into */
@@ -103,6 +103,7 @@ void make_call(struct call *c)
 		c->nr = (r >> 8) % 8 ? (r >> 16) % MAX_NR : next_random();
 	for (i = 0; i < 6; i++)
 		c->a[i] = random_arg();
+	aim_shm_call(c, r);
 }
 
 /* Calls that would reach outside the child are pointed back at it: kill(-1) would end the run. */
@@ -251,7 +252,7 @@ static enum round draw_round(long n, long calls)
 	return r % 8 == 2 ? THREADS : CALL;
 }
 
-/* Before a count of memory: the rounds' files of /tmp go, and directories a killed round left. */
+/* Before a count of memory: the rounds' files of /tmp go, directories a killed round left, and SysV segments. */
 static void remove_files(void)
 {
 	char name[64];
@@ -266,6 +267,7 @@ static void remove_files(void)
 		syscall1(__NR_rmdir, (long)name);
 	}
 	syscall1(__NR_unlink, (long)FUZZ_MODEL_FILE);
+	remove_segments();
 }
 
 /* Per CPU, the kernel lock's contention, switches, halts and TLB shootdowns (docs/smp.md). */

@@ -16,6 +16,9 @@ void make_call(struct call *c);
 /* kill, tkill and tgkill aimed at the process tgid itself; reboot replaced. */
 void aim_call(struct call *c, long tgid);
 void trace_call(const char *what, long n, const struct call *c);
+/* SysV shared memory (user/fuzz/shm.c): shm calls aimed at segments that exist; all of them removed. */
+void aim_shm_call(struct call *c, unsigned long r);
+void remove_segments(void);
 
 /*
  * A thread round: a plan drawn from the seed (make_threads), then, in a

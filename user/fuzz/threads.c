@@ -278,7 +278,8 @@ static void run_op(const struct op *o, int slot)
 		break;
 	case OP_REMAP:
 		mmap((void *)(victim_addr(r[0]) & ~(PAGE_SIZE - 1)), (r[1] % VICTIM_PAGES + 1) * PAGE_SIZE,
-		     PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		     PROT_READ | PROT_WRITE, (r[2] & 1 ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS | MAP_FIXED,
+		     -1, 0);
 		break;
 	case OP_COPY: copy_op(r); break;
 	case OP_TOUCH: touch_op(r); break;
@@ -330,7 +331,7 @@ void run_threads(const struct thread_plan *p, unsigned long online)
 	sigaction(SIGUSR1, count_signal, 0);
 	sigaction(SIGUSR2, count_signal, 0);
 	victim = mmap(NULL, VICTIM_PAGES * PAGE_SIZE, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		      (p->ops[0][0].r[2] & 1 ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
 	if (victim == MAP_FAILED)
 		exit_group(1);
 	fds_setup();
