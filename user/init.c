@@ -9,6 +9,7 @@ static const char *const programs[] = {
 	"/bin/cowtest",
 	"/bin/shmtest",
 	"/bin/sysvshm",
+	"/bin/futexpi",
 	"/bin/sysfile",
 	"/bin/systime",
 	"/bin/proctest",

@@ -31,6 +31,7 @@
 #define EPIPE		32	/* broken pipe */
 #define EDOM		33	/* argument out of domain */
 #define ERANGE		34	/* result out of range */
+#define EDEADLK		35	/* resource deadlock would occur */
 #define ENAMETOOLONG	36	/* file name too long */
 #define ENOSYS		38	/* function not implemented */
 #define ENOTEMPTY	39	/* directory not empty */
@@ -45,5 +46,6 @@
  * signal's handler has SA_RESTART or no handler runs. Linux's value.
  */
 #define ERESTARTSYS	512
+#define ERESTARTNOINTR	513	/* a call that restarts after a handler, SA_RESTART or not */
 
 #endif

@@ -9,17 +9,7 @@
 #include <ccos/time.h>
 #include <ccos/uaccess.h>
 #include <ccos/shmem.h>
-
-/* futex's operations and flags (linux/futex.h); Linux answers ENOSYS to the others. */
-#define FUTEX_WAIT		0
-#define FUTEX_WAKE		1
-#define FUTEX_REQUEUE		3
-#define FUTEX_CMP_REQUEUE	4
-#define FUTEX_WAIT_BITSET	9
-#define FUTEX_WAKE_BITSET	10
-#define FUTEX_PRIVATE_FLAG	128
-#define FUTEX_CLOCK_REALTIME	256
-#define FUTEX_BITSET_MATCH_ANY	0xffffffffu
+#include "futex.h"
 
 /*
  * A futex is a 32-bit word of user memory. FUTEX_WAIT sleeps while the
@@ -48,26 +38,10 @@
  * itself under it, and sleeps with it (the scheduler takes it over), so a
  * wake on another CPU cannot slip in between.
  */
-struct futex_key {
-	const void *space;	/* the address space, or the shared memory object */
-	uint64_t offset;	/* the address in it, or the offset in the object */
-	bool private;
-	bool shmem;		/* space is an object, and the key holds a reference to it */
-};
-
-struct futex_waiter {
-	struct futex_key key;
-	uint32_t bitset;
-	bool queued;
-	uint32_t val;		/* futex_waitv's: the value it waits while the word holds */
-	const void *sleeper;	/* the channel its thread sleeps on */
-	struct futex_waiter *next;
-};
-
-static struct futex_waiter *queue;
+struct futex_waiter *futex_queue;
 
 /* The key of the word at uaddr of mm: -EFAULT for a shared futex where nothing is mapped. */
-static int get_futex_key(struct mm *mm, uint64_t uaddr, bool private, struct futex_key *key)
+int get_futex_key(struct mm *mm, uint64_t uaddr, bool private, struct futex_key *key)
 {
 	struct vma *v;
 
@@ -84,21 +58,28 @@ static int get_futex_key(struct mm *mm, uint64_t uaddr, bool private, struct fut
 	return 0;
 }
 
-static void put_futex_key(struct futex_key *key)
+void put_futex_key(struct futex_key *key)
 {
 	if (key->shmem)
 		shmem_put((struct shmem *)key->space);
 	key->shmem = false;
 }
 
-static bool same_key(const struct futex_key *a, const struct futex_key *b)
+void futex_key_copy(struct futex_key *to, const struct futex_key *from)
+{
+	*to = *from;
+	if (to->shmem)
+		shmem_get((struct shmem *)to->space);
+}
+
+bool same_key(const struct futex_key *a, const struct futex_key *b)
 {
 	return a->space == b->space && a->offset == b->offset && a->private == b->private;
 }
 
-static void enqueue(struct futex_waiter *w)
+void futex_enqueue(struct futex_waiter *w)
 {
-	struct futex_waiter **pp = &queue;
+	struct futex_waiter **pp = &futex_queue;
 
 	while (*pp)
 		pp = &(*pp)->next;
@@ -107,11 +88,11 @@ static void enqueue(struct futex_waiter *w)
 	*pp = w;
 }
 
-static void dequeue(struct futex_waiter *w)
+void futex_dequeue(struct futex_waiter *w)
 {
 	struct futex_waiter **pp;
 
-	for (pp = &queue; *pp; pp = &(*pp)->next) {
+	for (pp = &futex_queue; *pp; pp = &(*pp)->next) {
 		if (*pp == w) {
 			*pp = w->next;
 			w->queued = false;
@@ -132,19 +113,19 @@ static long wake_and_requeue(const struct futex_key *key, uint32_t bitset, long 
 	struct futex_waiter *w, *next;
 	long done = 0;
 
-	for (w = queue; w; w = next) {
+	for (w = futex_queue; w; w = next) {
 		next = w->next;
 		if (!same_key(&w->key, key) || !(w->bitset & bitset))
 			continue;
+		if (w->pi || w->requeue_pi)
+			return -EINVAL;		/* a PI futex's, or one only FUTEX_CMP_REQUEUE_PI may move */
 		if (n > 0) {
-			dequeue(w);
+			futex_dequeue(w);
 			wakeup(w->sleeper);
 			n--;
 		} else if (n2 > 0) {
 			put_futex_key(&w->key);
-			w->key = *key2;
-			if (key2->shmem)
-				shmem_get((struct shmem *)key2->space);
+			futex_key_copy(&w->key, key2);
 			n2--;
 		} else {
 			break;
@@ -186,11 +167,11 @@ static long futex_wait(uint32_t __user *uaddr, bool private, uint32_t val, uint6
 		put_futex_key(&w.key);
 		return err;
 	}
-	enqueue(&w);
+	futex_enqueue(&w);
 	while (w.queued && !signal_pending(p) && (!deadline || ktime_get_ns() < deadline))
 		sleep_until(&w, deadline);
 	if (w.queued) {
-		dequeue(&w);
+		futex_dequeue(&w);
 		err = signal_pending(p) ? -EINTR : -ETIMEDOUT;
 	}
 	put_futex_key(&w.key);
@@ -248,7 +229,8 @@ static long futex_deadline(int op, const struct timespec __user *utime, uint64_t
 }
 
 /*
- * futex(uaddr, op, val, timeout or val2, uaddr2, val3). The word must be
+ * futex(uaddr, op, val, timeout or val2, uaddr2, val3). The PI
+ * operations are kernel/futex/pi.c's. The word must be
  * 4-byte aligned and in user memory. A wake on memory that is not mapped
  * is EFAULT for a shared futex and 0 for a private one, as on Linux (only
  * a shared key needs the page).
@@ -263,7 +245,8 @@ long sys_futex(uint32_t __user *uaddr, int op, uint32_t val, const struct timesp
 	uint64_t deadline;
 	uint32_t cur;
 
-	if ((op & FUTEX_CLOCK_REALTIME) && cmd != FUTEX_WAIT && cmd != FUTEX_WAIT_BITSET)
+	if ((op & FUTEX_CLOCK_REALTIME) && cmd != FUTEX_WAIT && cmd != FUTEX_WAIT_BITSET &&
+	    cmd != FUTEX_WAIT_REQUEUE_PI && cmd != FUTEX_LOCK_PI2)
 		return -ENOSYS;
 	if ((uint64_t)uaddr % 4)
 		return -EINVAL;
@@ -302,6 +285,28 @@ long sys_futex(uint32_t __user *uaddr, int op, uint32_t val, const struct timesp
 			return -EFAULT;
 		return futex_wake_op(mm, (uint64_t)uaddr, private, FUTEX_BITSET_MATCH_ANY, (int)val,
 				     (uint64_t)uaddr2, n2);
+	case FUTEX_LOCK_PI:	/* its timeout is on CLOCK_REALTIME, the flag or not */
+	case FUTEX_LOCK_PI2:
+	case FUTEX_TRYLOCK_PI:
+		if (cmd != FUTEX_TRYLOCK_PI &&
+		    (err = futex_deadline(cmd == FUTEX_LOCK_PI ? op | FUTEX_CLOCK_REALTIME : op,
+					  utime, &deadline)))
+			return err;
+		return futex_lock_pi(uaddr, private, cmd == FUTEX_TRYLOCK_PI ? 0 : deadline,
+				     cmd == FUTEX_TRYLOCK_PI);
+	case FUTEX_UNLOCK_PI:
+		return futex_unlock_pi(uaddr, private);
+	case FUTEX_WAIT_REQUEUE_PI:
+	case FUTEX_CMP_REQUEUE_PI:
+		if ((uint64_t)uaddr2 % 4)
+			return -EINVAL;
+		if (!access_ok(uaddr2, 4))
+			return -EFAULT;
+		if (cmd == FUTEX_CMP_REQUEUE_PI)
+			return val != 1 ? -EINVAL : futex_cmp_requeue_pi(uaddr, private, (int)n2, uaddr2, val3);
+		if ((err = futex_deadline(op, utime, &deadline)))
+			return err;
+		return futex_wait_requeue_pi(uaddr, private, val, deadline, uaddr2);
 	}
 	return -ENOSYS;
 }
@@ -393,7 +398,7 @@ long sys_futex_waitv(const struct futex_waitv __user *uwaitv, unsigned int n, un
 		return err;
 	}
 	for (i = 0; i < n; i++)
-		enqueue(&w[i]);
+		futex_enqueue(&w[i]);
 	while (!signal_pending(p) && (!deadline || ktime_get_ns() < deadline)) {
 		for (i = 0; i < n && w[i].queued; i++)
 			;
@@ -403,7 +408,7 @@ long sys_futex_waitv(const struct futex_waitv __user *uwaitv, unsigned int n, un
 	}
 	for (i = 0; i < n; i++) {
 		if (w[i].queued)
-			dequeue(&w[i]);
+			futex_dequeue(&w[i]);
 		else
 			woken = i;
 		put_futex_key(&w[i].key);

@@ -4,15 +4,7 @@
 #include <ccos/vm.h>
 #include <ccos/errno.h>
 #include <ccos/uaccess.h>
-
-/*
- * A lock word of a robust mutex holds its owner's thread id in its low 30
- * bits, FUTEX_WAITERS when someone sleeps on it, and FUTEX_OWNER_DIED
- * once the kernel has found its owner dead (linux/futex.h).
- */
-#define FUTEX_WAITERS		0x80000000u
-#define FUTEX_OWNER_DIED	0x40000000u
-#define FUTEX_TID_MASK		0x3fffffffu
+#include "futex.h"
 
 /*
  * Each thread tells the kernel where its C library keeps the list of the
@@ -29,7 +21,6 @@ struct robust_list_head {
 };
 
 #define ROBUST_LIST_LIMIT	2048	/* Linux's: a list longer (or looping) ends the walk */
-#define CMPXCHG_TRIES		64	/* a word that keeps changing under us is given up */
 
 long sys_set_robust_list(uint64_t head, size_t len)
 {
@@ -58,7 +49,7 @@ long sys_get_robust_list(int tid, uint64_t __user *head, size_t __user *len)
  * dword into EAX (SDM Vol. 2A, CMPXCHG). A fault leaves the word as it
  * was and goes to `fault` through the exception-fixup table.
  */
-static long cmpxchg_user(uint32_t __user *p, uint32_t *old, uint32_t new)
+long futex_cmpxchg_user(uint32_t __user *p, uint32_t *old, uint32_t new)
 {
 	uint32_t seen = *old;
 
@@ -102,7 +93,7 @@ static long owner_died(struct process *p, uint32_t __user *uaddr, bool pi, bool 
 		if ((val & FUTEX_TID_MASK) != (uint32_t)p->pid)
 			return 0;		/* not its own: nothing to do */
 		seen = val;
-		if (cmpxchg_user(uaddr, &seen, (val & FUTEX_WAITERS) | FUTEX_OWNER_DIED))
+		if (futex_cmpxchg_user(uaddr, &seen, (val & FUTEX_WAITERS) | FUTEX_OWNER_DIED))
 			return -EFAULT;
 		if (seen == val)
 			break;
@@ -112,6 +103,8 @@ static long owner_died(struct process *p, uint32_t __user *uaddr, bool pi, bool 
 		return -EFAULT;
 	if (!pi && (val & FUTEX_WAITERS))
 		futex_wake(p->mm, (uint64_t)uaddr, 1);
+	if (pi && (val & FUTEX_WAITERS))
+		futex_pi_owner_died(p->mm, (uint64_t)uaddr);
 	return 0;
 }
 

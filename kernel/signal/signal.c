@@ -175,15 +175,16 @@ static void set_blocked(struct process *p, uint64_t mask)
  * its syscall instruction (0f 05, two bytes back) with its number in rax
  * again, when the handler has SA_RESTART or no handler runs; otherwise it
  * returns -EINTR (Linux's handle_signal and arch_do_signal_or_restart).
- * This comes before the frame is built, so that rt_sigreturn goes back to
- * the restart.
+ * -ERESTARTNOINTR (FUTEX_LOCK_PI's) runs again in every case. This comes
+ * before the frame is built, so that rt_sigreturn goes back to the
+ * restart.
  */
 static void syscall_restart(struct trap_frame *tf, bool restart)
 {
 	if (tf->vector != SYSCALL_MARK || tf->error_code == NO_SYSCALL ||
-	    tf->rax != (uint64_t)-ERESTARTSYS)
+	    (tf->rax != (uint64_t)-ERESTARTSYS && tf->rax != (uint64_t)-ERESTARTNOINTR))
 		return;
-	if (restart) {
+	if (restart || tf->rax == (uint64_t)-ERESTARTNOINTR) {
 		tf->rax = tf->error_code;
 		tf->rip -= 2;
 	} else {

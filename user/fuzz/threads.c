@@ -135,10 +135,11 @@ static unsigned long victim_addr(unsigned long r)
 
 static void futex_op(const unsigned long *r)
 {
-	static const int ops[] = { 0, 1, 3, 4, 9, 10, 0, 9 };	/* WAIT, WAKE, REQUEUE, ... */
+	/* WAIT, WAKE, REQUEUE, ...; half as often the PI ones: LOCK_PI, UNLOCK_PI, TRYLOCK_PI, ... */
+	static const int ops[] = { 0, 1, 3, 4, 9, 10, 0, 9, 6, 7, 8, 11, 12, 13, 7, 6 };
 	unsigned int *word = &words[r[0] % 4];
 	unsigned long addr, addr2 = (unsigned long)&words[r[0] >> 2 & 3];
-	int op = ops[r[1] % 8] | (r[1] >> 3 & 1 ? 128 : 0);	/* FUTEX_PRIVATE_FLAG */
+	int op = ops[(r[1] % 8) | (r[1] >> 17 & 8)] | (r[1] >> 3 & 1 ? 128 : 0);	/* FUTEX_PRIVATE_FLAG */
 	unsigned int val = r[2] % 4 ? *word : (unsigned int)(r[2] >> 8);
 	struct timespec ts = { 0, (long)(r[3] % 8 + 1) * MSEC };
 
@@ -152,8 +153,9 @@ static void futex_op(const unsigned long *r)
 		op |= 256;					/* FUTEX_CLOCK_REALTIME */
 	if (!(r[1] >> 5 & 63))
 		op = r[1] >> 11 & 15;				/* any op, most unknown */
-	if ((op & 127) == 9) {					/* WAIT_BITSET: an absolute time */
-		clock_gettime(op & 256 ? CLOCK_REALTIME : CLOCK_MONOTONIC, &ts);
+	if ((op & 127) == 9 || (op & 127) == 11 || (op & 127) == 13 || (op & 127) == 6) {
+		/* WAIT_BITSET, WAIT_REQUEUE_PI, LOCK_PI2, LOCK_PI (always realtime): an absolute time */
+		clock_gettime(op & 256 || (op & 127) == 6 ? CLOCK_REALTIME : CLOCK_MONOTONIC, &ts);
 		ts.tv_nsec += (long)(r[3] % 8 + 1) * MSEC;
 		if (ts.tv_nsec >= 1000000000L) {
 			ts.tv_sec++;
@@ -162,6 +164,8 @@ static void futex_op(const unsigned long *r)
 	}
 	if ((op & 127) == 3 || (op & 127) == 4)		/* REQUEUE: val2 is a count */
 		syscall6(__NR_futex, addr, op, val, r[3] % 3, addr2, *word);
+	else if ((op & 127) == 12)			/* CMP_REQUEUE_PI: wakes 1 */
+		syscall6(__NR_futex, addr, op, r[2] % 8 ? 1 : val, r[3] % 3, addr2, *word);
 	else
 		syscall6(__NR_futex, addr, op, val, r[3] >> 8 & 63 ? (long)&ts : 0, addr2,
 			 r[3] >> 14 & 7 ? ~0ul : r[3] >> 17);

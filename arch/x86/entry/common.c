@@ -111,7 +111,7 @@ static __noinline void syscall_locked(struct trap_frame *tf, uint64_t nr)
 	 * it -EINTR, even when no signal is left to deliver (another thread
 	 * took it). Only here: the lockless calls do not sleep.
 	 */
-	if (tf->rax == (uint64_t)-ERESTARTSYS)
+	if (tf->rax == (uint64_t)-ERESTARTSYS || tf->rax == (uint64_t)-ERESTARTNOINTR)
 		exit_work(tf);
 	unlock_to_user(tf);
 }
