@@ -175,6 +175,7 @@ static long do_clone(uint64_t flags, uint64_t newsp, int __user *ptid, uint64_t 
 	if (flags & CLONE_PARENT_SETTID)
 		put_user(child->pid, ptid);	/* Linux ignores a fault here too */
 	child->cpus_allowed = parent->cpus_allowed;
+	sched_fork_policy(child, parent);
 	sched_wake(child);
 	if (flags & CLONE_VFORK) {
 		child->vfork_parent = parent;

@@ -10,6 +10,7 @@ static const char *const programs[] = {
 	"/bin/shmtest",
 	"/bin/sysvshm",
 	"/bin/futexpi",
+	"/bin/sysched",
 	"/bin/sysfile",
 	"/bin/systime",
 	"/bin/proctest",

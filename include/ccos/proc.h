@@ -73,6 +73,9 @@ struct process {
 	bool group_exiting;
 	int group_exit_status;
 	uint64_t cpus_allowed;		/* sched_setaffinity's mask: bit n = CPU n */
+	/* sched_setscheduler's, kept and reported, not enforced (kernel/sched/policy.c). */
+	int sched_policy, sched_priority;
+	bool sched_reset_on_fork;
 	int cpu;			/* the CPU it runs or last ran on */
 	const struct module_file *exe;	/* the program, which /proc/self/exe names */
 	struct cputime time;		/* this thread's */
@@ -95,6 +98,9 @@ int last_pid(void);
 __noreturn void proc_exit(int status);
 __noreturn void start_init(void);
 void notify_parent(struct process *leader);	/* kernel/wait.c: the exit signal */
+
+/* kernel/sched/policy.c */
+void sched_fork_policy(struct process *child, const struct process *parent);
 
 /* kernel/fork.c */
 void clear_child_tid(struct process *p);

@@ -175,6 +175,12 @@ long sys_sched_setaffinity(int pid, unsigned int len, const void __user *mask);
 /* drivers/char/random.c; mm/sys_mm.c */
 long sys_getrandom(void __user *buf, size_t len, unsigned int flags);
 long sys_madvise(uint64_t addr, size_t len, int advice);
+long sys_sched_setparam(int pid, const int __user *param);
+long sys_sched_getparam(int pid, int __user *param);
+long sys_sched_setscheduler(int pid, int policy, const int __user *param);
+long sys_sched_getscheduler(int pid);
+long sys_sched_get_priority_max(int policy);
+long sys_sched_get_priority_min(int policy);
 long sys_shmget(int key, uint64_t size, int flags);
 long sys_shmat(int id, uint64_t addr, int flags);
 long sys_shmdt(uint64_t addr);

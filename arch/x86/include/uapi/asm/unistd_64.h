@@ -101,6 +101,12 @@
 #define __NR_personality	135
 #define __NR_statfs		137
 #define __NR_fstatfs		138
+#define __NR_sched_setparam	142
+#define __NR_sched_getparam	143
+#define __NR_sched_setscheduler	144
+#define __NR_sched_getscheduler	145
+#define __NR_sched_get_priority_max	146
+#define __NR_sched_get_priority_min	147
 #define __NR_prctl		157
 #define __NR_arch_prctl		158
 #define __NR_adjtimex		159
