@@ -208,8 +208,9 @@ long futex_wait_requeue_pi(uint32_t __user *uaddr, bool private, uint32_t val, u
 /*
  * FUTEX_CMP_REQUEUE_PI: while the condition's word holds cmpval, the
  * first of its waiters takes the lock at uaddr2 if it is free (and wakes
- * owning it), and the others, up to nr_requeue, become the lock's PI
- * waiters. Every waiter there must be FUTEX_WAIT_REQUEUE_PI's, waiting
+ * owning it), and the others become the lock's PI waiters, up to 1 +
+ * nr_requeue in all, as Linux counts them: with the lock held and
+ * nr_requeue 0, the first waiter is moved. Every waiter there must be FUTEX_WAIT_REQUEUE_PI's, waiting
  * for this lock: any other is -EINVAL (a FUTEX_WAIT's would otherwise
  * wake owning a lock it never asked for). The count woken and moved.
  */
@@ -252,14 +253,13 @@ long futex_cmp_requeue_pi(uint32_t __user *uaddr, bool private, int nr_requeue,
 			done++;
 		}
 	}
-	for (w = err >= 0 ? futex_queue : NULL; w && nr_requeue > 0; w = next) {
+	for (w = err >= 0 ? futex_queue : NULL; w && done < 1 + (long)nr_requeue; w = next) {
 		next = w->next;
 		if (!same_key(&w->key, &key))
 			continue;
 		put_futex_key(&w->key);
 		futex_key_copy(&w->key, &key2);
 		w->pi = true;
-		nr_requeue--;
 		done++;
 	}
 	put_futex_key(&key);
