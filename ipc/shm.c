@@ -225,10 +225,18 @@ long sys_shmat(int id, uint64_t addr, int flags)
 	} else if (!(addr = mm_find_gap(mm, len))) {
 		return -ENOMEM;
 	}
-	if ((err = mm_map_shmem(mm, addr, len, prot, seg->obj, 0)))
-		return err;
-	mm_find_vma(mm, addr)->nowrite = flags & SHM_RDONLY;
-	return addr;
+	/*
+	 * Counted as attached meanwhile, as Linux's do_shmat: SHM_REMAP over
+	 * the last attachment of a removed segment must not destroy it
+	 * before the new one is made.
+	 */
+	seg->nattch++;
+	err = mm_map_shmem(mm, addr, len, prot, seg->obj, 0);
+	if (!err)
+		mm_find_vma(mm, addr)->nowrite = flags & SHM_RDONLY;
+	if (!--seg->nattch && (seg->mode & SHM_DEST))
+		shm_destroy(seg);
+	return err ? err : (long)addr;
 }
 
 /*

@@ -216,8 +216,8 @@ static int test_given_address_rnd_rdonly(void)
 /*
  * IPC_SET changes the mode; IPC_RMID takes the key away at once (shmget
  * ENOENT, IPC_STAT key 0 and SHM_DEST), the id still attaches (as Linux
- * allows), and the segment goes with its last attachment (IPC_STAT
- * EINVAL).
+ * allows, over its last attachment too, with SHM_REMAP), and the segment
+ * goes with its last attachment (IPC_STAT EINVAL).
  */
 static int test_rmid_waits_for_last_detach(void)
 {
@@ -248,6 +248,9 @@ static int test_rmid_waits_for_last_detach(void)
 		shmctl(id2, IPC_RMID, NULL);
 	shmdt(a);
 	ok = ok && expect(shmctl(id, IPC_STAT, &ds), 0, "IPC_STAT with one attachment left");
+	/* Attached again over its last attachment: the segment lives through the remap. */
+	ok = ok && !IS_ERR_VALUE(b) && expect((long)shmat(id, b, SHM_REMAP), (long)b, "SHM_REMAP over the last attachment") &&
+	     expect(b[0], 5, "its byte after the remap") && expect(shmctl(id, IPC_STAT, &ds), 0, "IPC_STAT after it");
 	if (!IS_ERR_VALUE(b))
 		shmdt(b);
 	return ok && expect(shmctl(id, IPC_STAT, &ds), -EINVAL, "IPC_STAT after the last shmdt");
