@@ -1,4 +1,4 @@
-/* sysabi: 32-bit arguments, ioctl sizes, stat and inode numbers, comm's padding, sysinfo, limits, /proc out of memory, int3 at the top. */
+/* sysabi: 32-bit arguments and call numbers, ioctl sizes, stat and inode numbers, comm's padding, sysinfo, limits, /proc out of memory, int3 at the top. */
 #include "testutil.h"
 
 #define S_IFIFO			0010000
@@ -50,6 +50,29 @@ static int test_int_arguments(void)
 		      "rt_sigaction(1 << 32 | SIGUSR1)") &&
 	       expect(syscall2(__NR_kill, HIGH | getpid(), HIGH), 0, "kill(self, sig 1 << 32)") &&
 	       expect(syscall3(__NR_write, HIGH | 1, (long)"", 0), 0, "write(1 << 32 | 1, 0 bytes)");
+}
+
+/*
+ * The call's number is rax's low half, as Linux's do_syscall_64 takes
+ * it (an int): junk above bit 31 is ignored, and the low half alone says
+ * whether the number is past the table (-1, or 512 with bit 63 set). The
+ * x32 bit (0x40000000) names the x32 ABI's calls, which ccos does not
+ * have (-ENOSYS); a Linux host may (x32 getpid is then the pid).
+ */
+static int test_syscall_number(void)
+{
+	long me = getpid(), x32 = syscall0(0x40000000L | __NR_getpid);
+
+	ktap_diag("x32 getpid (0x40000027) returned %ld", x32);
+	return expect(syscall0(HIGH | __NR_getpid), me, "getpid with bit 32 of rax set") &&
+	       expect(syscall0((long)0xdeadbeef00000000ul | __NR_getpid), me,
+		      "getpid with 0xdeadbeef in rax's upper half") &&
+	       expect(syscall3((long)0x8000000000000000ul | __NR_write, 1, (long)"", 0), 0,
+		      "write(1, \"\", 0) with bit 63 of rax set") &&
+	       expect(syscall0(HIGH | 0xffffffffL), -ENOSYS, "0x1ffffffff (-1 in the low half)") &&
+	       expect(syscall0((long)0x8000000000000200ul), -ENOSYS, "0x8000000000000200 (512)") &&
+	       (x32 == -ENOSYS || (!on_ccos() && x32 == me) ||
+		ktap_fail("x32 getpid returned %ld, expected -ENOSYS", x32));
 }
 
 /* The kernel's struct termios is 36 bytes and struct winsize 8: not a byte more may be written. */
@@ -346,6 +369,7 @@ static int test_int3_last_byte(void)
 
 static const struct test tests[] = {
 	{ "int_arguments_cut_to_32_bits", test_int_arguments, 1 },
+	{ "syscall_number_is_rax_low_half", test_syscall_number },
 	{ "ioctl_termios_winsize_sizes", test_ioctl_sizes },
 	{ "stat_fstat_newfstatat", test_stat_family, 1 },
 	{ "inode_numbers_are_no_addresses", test_inode_numbers, 1 },
