@@ -23,7 +23,9 @@ FUZZ_OBJS := $(call parts,fuzz)
 SH_OBJS := $(call parts,sh)
 SIGFRAME_OBJS := $(call parts,sigframe)
 XSTATE_OBJS := $(call parts,xstate)
-PART_OBJS := $(VSYSCALLTEST_OBJS) $(MAPSTEST_OBJS) $(LABCHECK_OBJS) $(FUZZ_OBJS) $(SH_OBJS) $(SIGFRAME_OBJS) $(XSTATE_OBJS)
+SIGSTATE_OBJS := $(call parts,sigstate)
+PART_OBJS := $(VSYSCALLTEST_OBJS) $(MAPSTEST_OBJS) $(LABCHECK_OBJS) $(FUZZ_OBJS) $(SH_OBJS) \
+	     $(SIGFRAME_OBJS) $(XSTATE_OBJS) $(SIGSTATE_OBJS)
 
 $(BUILD)/user/%.o: user/%.c
 	@mkdir -p $(dir $@)
@@ -49,6 +51,7 @@ $(BUILD)/user/sh.elf: $(SH_OBJS)
 $(BUILD)/user/fuzz.elf: $(FUZZ_OBJS)
 $(BUILD)/user/sigframe.elf: $(SIGFRAME_OBJS)
 $(BUILD)/user/xstate.elf: $(XSTATE_OBJS)
+$(BUILD)/user/sigstate.elf: $(SIGSTATE_OBJS)
 
 .SECONDARY: $(USER_PROGS:.elf=.o) $(USER_LIB_OBJS) $(PART_OBJS)
 

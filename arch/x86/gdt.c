@@ -43,7 +43,13 @@ static const uint64_t gdt_template[16] = {
 	[KERNEL_CS >> 3] = SEG_P | SEG_S | SEG_CODE | SEG_L,
 	[KERNEL_DS >> 3] = SEG_P | SEG_S | SEG_DATA,
 	[USER32_CS >> 3] = SEG_P | SEG_S | SEG_DPL3 | SEG_CODE | SEG_DB | SEG_G | SEG_LIMIT_MAX,
-	[USER_DS >> 3] = SEG_P | SEG_S | SEG_DPL3 | SEG_DATA,
+	/*
+	 * Flat and 32-bit (B set, 4 GiB limit), as Linux's __USER_DS: 64-bit
+	 * mode ignores all of it, but 32-bit code (USER32_CS) uses it as SS,
+	 * where B clear would make a 16-bit stack (SP, not ESP) and a limit
+	 * of 0 would make every push fault (SDM Vol. 3 §3.4.5, the D/B flag).
+	 */
+	[USER_DS >> 3] = SEG_P | SEG_S | SEG_DPL3 | SEG_DATA | SEG_DB | SEG_G | SEG_LIMIT_MAX,
 	[USER_CS >> 3] = SEG_P | SEG_S | SEG_DPL3 | SEG_CODE | SEG_L,
 	/* PERCPU_SEL: a data segment whose limit is node << 12 | cpu (gdt_set_percpu_limit) */
 	[PERCPU_SEL >> 3] = SEG_P | SEG_S | SEG_DPL3 | SEG_DATA,
