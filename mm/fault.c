@@ -31,13 +31,19 @@ static bool in_gate_area(uint64_t addr)
  * killer would, were this process the one it picked. A page past the end
  * of a shared area's object (mremap grew the area beyond it) is SIGBUS
  * with BUS_ADRERR, as Linux's shmem answers: answered too, by the signal.
+ * Never a fault without PF_USER: the CPU itself was reading, as a
+ * supervisor (an implicit access: SDM Vol. 3 §4.6), which SMAP refuses on
+ * a user page whatever is mapped there, so retried it would fault for ever. Real
+ * CPUs make such accesses only to the kernel's tables; QEMU 7.2's TCG
+ * makes the stack reads of lretq so. Linux stops there too
+ * (page_fault_oops); ccos sends the SIGSEGV.
  */
 static bool memory_answers(struct trap_frame *tf, uint64_t addr)
 {
 	struct process *p = current();
 	int err;
 
-	if (tf->error_code & PF_RSVD)
+	if ((tf->error_code & (PF_RSVD | PF_USER)) != PF_USER)
 		return false;
 	err = handle_mm_fault(p->mm, addr, tf->error_code & (PF_WRITE | PF_INSTR));
 	if (err == -ENOMEM) {

@@ -307,6 +307,7 @@ static const struct test tests[] = {
 	{ "nt_flag_then_syscall", test_nt_flag_syscall },
 	{ "syscall_from_32bit_mode", test_compat_syscall },
 	{ "stack_in_32bit_mode", test_compat_stack },
+	{ "far_return_to_32bit_mode", test_compat_lret },
 	{ "syscall_at_end_of_user_space", test_last_page_syscall },
 	{ "sa_restart_read_and_wait4", test_sa_restart },
 };

@@ -1,4 +1,4 @@
-/* sigstate: 32-bit compatibility mode: SYSCALL there, and its stack segment. */
+/* sigstate: 32-bit compatibility mode: SYSCALL there, its stack segment, and the far return into it. */
 #include "sigstate.h"
 
 /*
@@ -147,4 +147,41 @@ int test_compat_stack(void)
 		return skip("this host has no 32-bit code segment at 0x23: "
 			    "the far jump faulted (#GP or #NP with its selector)");
 	return ktap_fail("wait status %#x: a push in 32-bit mode faulted (the # line above)", status);
+}
+
+/*
+ * The same by a far return (lretq), as Linux's selftests enter 32-bit
+ * code. QEMU 7.2's TCG pops it with a supervisor access, which SMAP
+ * refuses on a user page: a page fault from ring 3 without PF_USER, that
+ * no mapping can answer, so the kernel must make it a SIGSEGV rather
+ * than retry it for ever. Elsewhere the return works.
+ */
+long compat_lret(long value);
+__asm__(".text\n"
+	"compat_lret:\n"
+	"	pushq %rbx; pushq %rbp; pushq %r12; pushq %r13; pushq %r14; pushq %r15\n"
+	"	movq %rsp, compat_saved_rsp(%rip)\n"
+	"	leaq compat_stack+4096(%rip), %rsp\n"
+	"	pushq $0x23\n"
+	"	leaq compat_push(%rip), %rax\n"
+	"	pushq %rax\n"
+	"	lretq\n");
+
+static int compat_lret_child(void *unused)
+{
+	(void)unused;
+	set_handler(SIGSEGV, on_compat_stack_fault, 0, 0);
+	return compat_lret(1) == 1 ? 0 : FAIL("the 32-bit code did not run");
+}
+
+int test_compat_lret(void)
+{
+	int status = run_in_child(compat_lret_child, NULL);
+
+	if (status == 0 || (on_ccos() && status > 0 && WIFEXITED(status) &&
+			    WEXITSTATUS(status) == SIGSEGV))
+		return 1;
+	if (status > 0 && WIFEXITED(status) && WEXITSTATUS(status) == NO_COMPAT)
+		return skip("this host has no 32-bit code segment at 0x23");
+	return ktap_fail("wait status %#x, expected a return or (QEMU 7.2) SIGSEGV", status);
 }

@@ -6,5 +6,6 @@
 
 int test_compat_syscall(void);
 int test_compat_stack(void);
+int test_compat_lret(void);
 
 #endif
