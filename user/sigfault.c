@@ -20,6 +20,8 @@ FAULT_FN(do_hlt, "", "hlt", "");
 FAULT_FN(do_cli, "", "cli", "");
 FAULT_FN(do_out, "movw $0x80, %dx", "outb %al, %dx", "");
 FAULT_FN(do_ud2, "", "ud2", "");
+/* an LDT selector (index 8) into GS, with no LDT: #GP(0x44), never a read of the table */
+FAULT_FN(load_ldt_gs, "movl $0x47, %eax", "movl %eax, %gs", "");
 /* into: invalid in 64-bit mode (SDM Vol. 2A INTO: #UD in 64-bit mode,
  * whatever OF is). xor clears OF, so an emulator that executes it
  * anyway (QEMU 10's TCG) runs it as a no-op instead of raising #OF. */
@@ -125,6 +127,8 @@ static const struct fault_case {
 	  NULL, SIGSEGV, SI_KERNEL, AT_ZERO, AT_INSN, 13, 0 },
 	{ "outb_gp_si_kernel", do_out, do_out_insn, do_out_resume,
 	  NULL, SIGSEGV, SI_KERNEL, AT_ZERO, AT_INSN, 13, 0 },
+	{ "ldt_selector_gp_si_kernel", load_ldt_gs, load_ldt_gs_insn, load_ldt_gs_resume,
+	  NULL, SIGSEGV, SI_KERNEL, AT_ZERO, AT_INSN, 13, 0x44 },
 	{ "ud2_sigill_illopn", do_ud2, do_ud2_insn, do_ud2_resume,
 	  NULL, SIGILL, ILL_ILLOPN, AT_INSN, AT_INSN, 6, 0 },
 	{ "into_sigill_illopn", do_into, do_into_insn, do_into_resume,

@@ -138,8 +138,18 @@ void gdt_init(int cpu)
 		 * writable and the busy bit cleared first (an LTR of a busy
 		 * TSS is a #GP).
 		 */
-		"ltr %w3"
-		: : "m"(gdtr), "i"(KERNEL_CS), "i"(KERNEL_DS), "r"(TSS_SEL)
+		"ltr %w3\n\t"
+		/*
+		 * No LDT. LDTR is not empty after a reset: it names a table at
+		 * linear address 0 with a limit of 0xffff (SDM Vol. 3 Table
+		 * 10-1), and the CPU would look an LDT selector (0x47, a
+		 * program may load any) up there, a read of the unmapped page 0
+		 * that faults, in ring 0 too (a lar of one).
+		 * A null LDTR makes every LDT selector a #GP, as on Linux, and
+		 * lar, lsl, verr and verw simply fail (SDM Vol. 2A LLDT).
+		 */
+		"lldt %w4"
+		: : "m"(gdtr), "i"(KERNEL_CS), "i"(KERNEL_DS), "r"(TSS_SEL), "r"(0)
 		: "rax", "memory");
 	pti_cpu_init(cpu);
 }
