@@ -381,6 +381,9 @@ static const struct test tests[] = {
 	{ "forged_frame_noncanonical_rsp_caught", test_forged_noncanonical_rsp_caught },
 	{ "forged_frame_kernel_fpstate", test_forged_kernel_fpstate },
 	{ "sigreturn_unmapped_frame", test_sigreturn_unmapped_frame },
+	{ "sigreturn_to_32bit_code", test_sigreturn_to_32bit_code },
+	{ "sigreturn_bad_selectors_caught", test_sigreturn_bad_selectors_caught },
+	{ "sigreturn_nonstrict_ss_fixed", test_sigreturn_nonstrict_ss_fixed },
 	{ "fpu_area_tail_zero_no_kernel_bytes", test_fpu_area_tail },
 };
 

@@ -36,6 +36,7 @@ BUILD_BUG_ON(offsetof(struct trap_frame, r11) != 6 * 8);
 BUILD_BUG_ON(offsetof(struct trap_frame, rcx) != 11 * 8);
 BUILD_BUG_ON(offsetof(struct trap_frame, rflags) != 19 * 8);
 BUILD_BUG_ON(offsetof(struct trap_frame, rsp) != 20 * 8);
+BUILD_BUG_ON(offsetof(struct trap_frame, ss) != 21 * 8);
 BUILD_BUG_ON(sizeof(struct trap_frame) != 22 * 8);
 
 /*

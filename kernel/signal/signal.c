@@ -119,7 +119,7 @@ static bool setup_frame(struct process *p, struct k_sigaction *ka, const siginfo
 	if ((entering || on_altstack(p, tf->rsp)) && !on_altstack(p, frame))
 		return false;		/* the alternate stack is too small for the frame */
 	f.pretcode = ka->restorer;
-	f.uc.uc_flags = UC_SIGCONTEXT_SS | (tf->cs == USER_CS ? UC_STRICT_RESTORE_SS : 0) |
+	f.uc.uc_flags = UC_SIGCONTEXT_SS | (user_64bit_mode(tf) ? UC_STRICT_RESTORE_SS : 0) |
 			(fpu_xfeatures ? UC_FP_XSTATE : 0);
 	f.uc.uc_stack = p->sig.altstack;
 	f.uc.uc_stack.ss_flags = on_altstack(p, tf->rsp) ? SS_ONSTACK : p->sig.altstack.ss_flags;
@@ -147,14 +147,10 @@ static bool setup_frame(struct process *p, struct k_sigaction *ka, const siginfo
 	tf->rsp = frame;
 	tf->rip = ka->handler;
 	tf->rflags &= ~(RFLAGS_TF | (1ul << 10) | RFLAGS_AC);
+	/* 64-bit code, whatever ran (32-bit code too); SS kept if it is usable */
 	tf->cs = USER_CS;
-	tf->ss = USER_DS;
+	force_valid_ss(tf);
 	return true;
-}
-
-static bool canonical(uint64_t a)
-{
-	return (uint64_t)((int64_t)(a << 16) >> 16) == a;
 }
 
 /*
@@ -238,17 +234,17 @@ void deliver_signals(struct trap_frame *tf)
 	syscall_restart(tf, true);
 	/*
 	 * iretq raises #GP in ring 0, before it reaches user mode, when the
-	 * rip it returns to is not canonical (SDM Vol. 2A IRET). A syscall
-	 * instruction in the last two bytes of user space leaves rcx, the
-	 * return address, at 0x800000000000, and so does an int3 in the last
-	 * byte: make that the #GP it would be in user mode, before the way out
-	 * trips on it. Only when no handler runs first: a SIGTRAP handler for
-	 * that int3 runs at a good rip, and its frame keeps the bad one for
-	 * sigreturn to bring back.
+	 * rip it returns to is not canonical, or the cs or ss that
+	 * rt_sigreturn took from a frame names no ring-3 segment (SDM Vol. 2A
+	 * IRET; arch/x86/user_segments.c). A syscall instruction in the last
+	 * two bytes of user space leaves rcx, the return address, at
+	 * 0x800000000000, and so does an int3 in the last byte: make that the
+	 * #GP it would be in user mode, before the way out trips on it. Only
+	 * when no handler runs first: a SIGTRAP handler for that int3 runs at
+	 * a good rip, and its frame keeps the bad one for sigreturn to bring
+	 * back.
 	 */
-	if (!canonical(tf->rip)) {
-		tf->vector = X86_GP;
-		tf->error_code = 0;
+	if (iret_would_fault(tf)) {
 		force_sig_fault(SIGSEGV, SI_KERNEL, 0, tf);
 		if (handle_pending(p, tf))
 			return;
@@ -261,16 +257,21 @@ void deliver_signals(struct trap_frame *tf)
 
 /*
  * Back from a handler: restore what the frame says, but only what user
- * mode may have: user segments and the rflags bits a program can set
- * itself (no IOPL, no VM; IF stays on). rip and rsp are taken as they
- * are, as Linux takes them: they are the program's to get wrong, and the
- * return faults in user mode, a signal it may catch. A kernel-half rip
- * faults at its first fetch (the page is not user; the vsyscall page's
- * is, and a signal can arrive there); a non-canonical one would fault in
- * ring 0, in iretq, so the way out never takes it there (trap_return,
- * deliver_signals): it becomes the #GP user mode would get. A
+ * mode may have: the rflags bits a program can set itself (no IOPL, no
+ * VM; IF stays on), and cs and ss with RPL 3. rip, rsp, cs and ss are
+ * taken as they are, as Linux takes them: they are the program's to get
+ * wrong, and the return faults in user mode, a signal it may catch. A
+ * kernel-half rip faults at its first fetch (the page is not user; the
+ * vsyscall page's is, and a signal can arrive there); a non-canonical
+ * one, or a cs or ss that is no ring-3 segment, would fault in ring 0,
+ * in iretq, so the way out never takes it there (trap_return and the
+ * system call's, deliver_signals): it becomes the #GP user mode would
+ * get. A
  * non-canonical rsp is loaded as it is (iretq does not check it) and
  * faults at its first use, or never, for code that needs no stack.
+ * Without UC_STRICT_RESTORE_SS in the frame, a return to 64-bit code
+ * gets a usable ss whatever the frame says (force_valid_ss), for
+ * programs written before the frame had one.
  */
 #define USER_RFLAGS	0x254dd5ul	/* CF PF AF ZF SF TF DF OF NT RF AC ID */
 
@@ -290,8 +291,10 @@ long sys_rt_sigreturn(void)
 	tf->rdx = sc->rdx; tf->rax = sc->rax; tf->rcx = sc->rcx; tf->rsp = sc->rsp;
 	tf->rip = sc->rip;
 	tf->rflags = (tf->rflags & ~USER_RFLAGS) | (sc->eflags & USER_RFLAGS) | RFLAGS_IF;
-	tf->cs = USER_CS;
-	tf->ss = USER_DS;
+	tf->cs = sc->cs | 3;
+	tf->ss = sc->ss | 3;
+	if (!(uc.uc_flags & UC_STRICT_RESTORE_SS) && user_64bit_mode(tf))
+		force_valid_ss(tf);
 	tf->error_code = NO_SYSCALL;	/* its rax is the frame's, no call to restart */
 	set_blocked(p, uc.uc_sigmask);
 	/*

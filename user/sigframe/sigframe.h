@@ -1,4 +1,4 @@
-/* sigframe's shared parts: the forged frames passed to rt_sigreturn (forged.c). */
+/* sigframe's shared parts: the forged frames passed to rt_sigreturn (forged.c), the segments it restores (segments.c). */
 #ifndef USER_SIGFRAME_H
 #define USER_SIGFRAME_H
 
@@ -15,5 +15,8 @@ int test_forged_noncanonical_rsp(void);
 int test_forged_noncanonical_rsp_caught(void);
 int test_forged_kernel_fpstate(void);
 int test_sigreturn_unmapped_frame(void);
+int test_sigreturn_to_32bit_code(void);
+int test_sigreturn_bad_selectors_caught(void);
+int test_sigreturn_nonstrict_ss_fixed(void);
 
 #endif

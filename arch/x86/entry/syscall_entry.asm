@@ -43,7 +43,7 @@ bits 64
 	; SYSRET is the fast way back, but it takes rip from rcx and rflags
 	; from r11, and on Intel CPUs it faults in ring 0 on a non-canonical
 	; rip. Use it only for a frame that a plain system call left: rcx ==
-	; rip, r11 == rflags, user CS, canonical rip. Anything else
+	; rip, r11 == rflags, user CS and SS, canonical rip. Anything else
 	; (execve, signal delivery, rt_sigreturn) goes out through iretq.
 	mov rcx, [rsp + TF_RIP]
 	cmp rcx, [rsp + TF_RCX]
@@ -59,12 +59,16 @@ bits 64
 	; syscall, say) would get a #DB at the same rip forever.
 	test r11, 0x10100		; RF | TF
 	jnz %%iret
+	; SYSRET loads CS and SS from STAR, whatever the frame says: a cs or
+	; ss that rt_sigreturn took from a frame must fault as iretq faults.
 	cmp qword [rsp + TF_CS], USER_CS
 	jne %%iret
+	cmp qword [rsp + TF_SS], USER_DS
+	jne %%iret
 	; Only a rip in the user half (below 2^47) is certainly canonical;
-	; trap_return sees to the others.
-	mov rax, rcx
-	shr rax, 47
+	; trap_return sees to the others. (rcx is popped from the frame
+	; again below, so the test may shift it away.)
+	shr rcx, 47
 	jnz %%iret
 
 	pop_registers_but_rdi
@@ -85,11 +89,26 @@ bits 64
 	swapgs
 	o64 sysret
 
+	; The way out through iretq. A cs or ss other than the 64-bit pair
+	; comes only from rt_sigreturn (a trap's frame holds what the CPU
+	; loaded, and delivery puts the pair back), and iretq raises #GP in
+	; ring 0 on one that names no ring-3 segment (SDM Vol. 2A IRET), so
+	; deliver_signals first makes that the SIGSEGV user mode would get
+	; (arch/x86/user_segments.c). Here, not in trap_return: every
+	; interrupt's return would pay for the test.
 %%iret:
+	cmp qword [rsp + TF_CS], USER_CS
+	jne %%check_segments
+	cmp qword [rsp + TF_SS], USER_DS
+	je %%out
+%%check_segments:
+	mov rdi, rsp
+	call return_to_user_work
+%%out:
 	jmp trap_return
 %endmacro
 
-extern syscall_dispatch, trap_return
+extern syscall_dispatch, trap_return, return_to_user_work
 
 global syscall_entry
 syscall_entry:

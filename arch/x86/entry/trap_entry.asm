@@ -100,6 +100,8 @@ trap_common:
 ; space) first goes through return_to_user_work: iretq to a non-canonical
 ; rip raises #GP in ring 0, before it reaches user mode (SDM Vol. 2A
 ; IRET), so deliver_signals makes it the SIGSEGV it would be in user mode.
+; (Bad selectors, the other cause, come only from rt_sigreturn, a system
+; call: its way out sees to them, syscall_entry.asm.)
 global trap_return
 trap_return:
 	test qword [rsp + TF_CS], 3

@@ -49,6 +49,16 @@ static inline bool user_mode(const struct trap_frame *tf)
 	return tf->cs & 3;
 }
 
+/* 64-bit user code (Linux's user_64bit_mode); USER32_CS is 32-bit compatibility mode. */
+static inline bool user_64bit_mode(const struct trap_frame *tf)
+{
+	return tf->cs == USER_CS;
+}
+
+/* The selectors a return to user mode may carry (arch/x86/user_segments.c). */
+void force_valid_ss(struct trap_frame *tf);
+bool iret_would_fault(struct trap_frame *tf);
+
 typedef void (*trap_handler_t)(struct trap_frame *tf);
 
 void gdt_init(int cpu);
