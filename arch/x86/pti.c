@@ -3,6 +3,7 @@
 #include <ccos/mm.h>
 #include <ccos/printk.h>
 #include <ccos/lib.h>
+#include <ccos/lab.h>
 #include <asm/arch.h>
 #include <asm/entry_area.h>
 #include <ccos/time.h>
@@ -102,6 +103,17 @@ void pti_init(void)
 		why = pti_enabled ? "pti=auto: the CPU is not AMD's, Meltdown may read the kernel"
 				  : "pti=auto: an AMD CPU, which Meltdown does not affect";
 	}
+	/* LAB pti: BEGIN */
+	/* LAB pti: STUB
+	// Until the user page table and the CR3 switch are written (this
+	// file's functions below and asm/pti.inc), PTI stays off whatever
+	// pti= says: the entry would switch to a table that maps nothing.
+	if (pti_enabled) {
+		lab_todo_report("08-pti", __FILE__, "pti_user_tables_init");
+		pti_enabled = false;
+		why = "lab 8 is not written yet";
+	}
+	   LAB pti: END */
 	cpuid(1, 0, &a, &b, &c, &d);
 	pti_pcid = pti_enabled && (c & (1u << 17));
 	printk("pti: %s (%s; CPU %s), PCID %s\n", pti_enabled ? "on" : "off", why, vendor,
@@ -124,6 +136,7 @@ uint64_t syscall_entry_address(void)
 	return pti_enabled ? (uint64_t)syscall_entry_pti : (uint64_t)syscall_entry;
 }
 
+/* LAB pti: BEGIN */
 /* The entry of the user template for an entry of the kernel's: its own table, the kernel's flags. */
 static uint64_t *user_table(uint64_t *e, uint64_t kernel_entry)
 {
@@ -171,11 +184,28 @@ static int clone_range(const void *start, const void *end)
 }
 
 /*
+ * The vsyscall page, as Linux's pti_setup_vsyscall: ring 3 runs its code
+ * in native mode and its int $0xcc in emulate mode, reading it in both,
+ * so the user table needs the kernel's mapping (user, read, execute).
+ * xonly and none leave it absent: a call traps from its fetch, on the
+ * user table, and the kernel emulates it (or refuses it).
+ */
+static bool pti_setup_vsyscall(void)
+{
+	switch (boot_options.vsyscall) {
+	case VSYSCALL_NATIVE:
+	case VSYSCALL_EMULATE:
+		if (!clone_page(VSYSCALL_ADDR))
+			panic("pti: the vsyscall page is not mapped in vsyscall=native or emulate");
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
  * After mark_ro_after_init (the clones copy the final permissions: the
- * GDTs and the IDT read-only) and before the first process. The
- * vsyscall page is cloned only where its mode maps it (native: read and
- * execute; emulate: read, the int $0xcc page; xonly and none have no
- * mapping), as Linux's pti_setup_vsyscall does.
+ * GDTs and the IDT read-only) and before the first process.
  */
 void pti_user_tables_init(void)
 {
@@ -195,7 +225,8 @@ void pti_user_tables_init(void)
 			ist += clone_range(kernel_stacks[cpu][i].guard + PAGE_SIZE,
 					   kernel_stacks[cpu][i].top);
 	clone_page(VVAR_ADDRESS);
-	vsyscall = clone_page(VSYSCALL_ADDR);
+	vsyscall = pti_setup_vsyscall();
+	/* The vDSO reads the HPET's counter from ring 3 only when it is the clock. */
 	if (vvar.vsyscall_gtod_data.vclock_mode == VCLOCK_HPET)
 		hpet = clone_page(HPET_USER_ADDR);
 	printk("pti: the user page table maps %d pages of entry text, %d of GDT and IDT, "
@@ -203,6 +234,29 @@ void pti_user_tables_init(void)
 	       text, ro, data, ist, vsyscall ? ", the vsyscall page" : "",
 	       hpet ? ", the HPET" : "");
 }
+
+/* LAB pti: STUB
+// The user table's kernel half: the PML4 pti_user_template, which every
+// address space's user PML4 copies (pti_pgd_alloc). After
+// mark_ro_after_init, before the first process. It maps, each page with
+// the kernel's own entry (flags included), and nothing else:
+// 1. the entry text, the GDTs and IDT, the entry areas (the sections
+//    __entry_text_*, __entry_ro_*, __entry_data_*: asm/sections.h);
+// 2. every CPU's IST stacks (kernel_stacks[cpu][IST_DF..NR_FIXED_STACKS-1],
+//    from the page after the guard to the top);
+// 3. the vvar page; the vsyscall page only where ring 3 reads or runs it
+//    (native and emulate; not xonly and none); the HPET page only when the
+//    vDSO reads it (vvar.vsyscall_gtod_data.vclock_mode == VCLOCK_HPET).
+// Walk the kernel's tables (kernel_pml4) and the template's side by side,
+// making each missing table of the template from frame_alloc(). Print what
+// you mapped: docs/labs/08-pti.md shows the line.
+void pti_user_tables_init(void)
+{
+	if (!pti_enabled)
+		return;
+	lab_todo("08-pti");
+}
+   LAB pti: END */
 
 /* Two frames on an 8 KiB boundary, or 0: of three in a row, the one before or after goes back. */
 static uint64_t frame_pair_alloc(void)
@@ -240,6 +294,12 @@ static void kernel_pml4_even(void)
 	frame_free(old);
 }
 
+void pti_pgd_free(uint64_t pml4)
+{
+	frame_free_run(pml4, 2);
+}
+
+/* LAB pti: BEGIN */
 /* A new address space's PML4 pair: the kernel's on an 8 KiB boundary, the user's after it. */
 uint64_t pti_pgd_alloc(void)
 {
@@ -253,11 +313,6 @@ uint64_t pti_pgd_alloc(void)
 	       (uint64_t *)phys_to_virt(pti_user_template) + KERNEL_HALF,
 	       KERNEL_HALF * sizeof(uint64_t));
 	return pgd;
-}
-
-void pti_pgd_free(uint64_t pml4)
-{
-	frame_free_run(pml4, 2);
 }
 
 /*
@@ -275,3 +330,21 @@ void pti_pgd_sync(uint64_t pml4, uint64_t *e)
 	if (*e)
 		*e |= PTE_NX;
 }
+/* LAB pti: STUB
+// A new address space's PML4 pair (frame_pair_alloc): the kernel's at the
+// even page, the user one after it, whose kernel half is the template's.
+// 0 when there is no memory.
+uint64_t pti_pgd_alloc(void)
+{
+	lab_todo("08-pti");
+	return 0;
+}
+
+// A PML4 entry *e of the kernel's PML4 pml4, just made or just cleared.
+// With PTI, one of the user half goes into the user PML4 too, as it is;
+// the kernel's own copy is no-execute.
+void pti_pgd_sync(uint64_t pml4, uint64_t *e)
+{
+	(void)pml4, (void)e;
+}
+   LAB pti: END */

@@ -9,7 +9,8 @@ them so.
 """
 import dataclasses
 
-from checks import answers, count_between, gate, ktap, line, page, only_fixmap_user, user_tables_only_to
+from checks import (answers, count_between, gate, kernel_on_its_table, kernel_user_half_nx, ktap, line,
+                    only_fixmap_user, page, ring3_on_user_table, user_table_pages, user_tables_only_to)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -19,7 +20,31 @@ class BootSpec:
     cmdline: str
     modules: tuple = ()     # paths in the tree's build/, each added as /bin/NAME
     extra: tuple = ()       # more QEMU arguments
+    gdb: str = None         # a gdb script the boot runs under (tools/tests/gdbboot.py)
 
+
+# Lab 8: stopped in ring 3 at init's main, QEMU walks that CPU's CR3 (info tlb); stopped in
+# syscall_dispatch, the kernel's CR3 and its PML4 entry of the user half; then the programs
+# run to the end, their KTAP on the console (checks.py, tools/tests/ptiaudit.py).
+PTI_SCRIPT = r"""
+break main
+continue
+echo @@@ user\n
+print/x $cs
+print/x $cr3
+python gdb.execute("monitor cpu %d" % (gdb.selected_thread().num - 1))
+monitor info tlb
+echo @@@ kernel\n
+delete
+break syscall_dispatch
+continue
+print/x $cs
+print/x $cr3
+ccos-pt 0x400000
+echo @@@ run\n
+delete
+continue
+"""
 
 MODES = ("native", "emulate", "xonly", "none")
 
@@ -45,6 +70,13 @@ BOOTS = {
     **{"dump-" + m: BootSpec(m, "ptdump idtdump -- /bin/labcheck") for m in MODES},
     # The in-kernel tests: the calibration against counters of other rates, the writer.
     "ktest": BootSpec("emulate", "ktest"),
+    # Page-table isolation under gdb: the HPET as the vDSO's clock in emulate (so the
+    # user table maps it), the TSC elsewhere (so it must not); two CPUs in native.
+    "pti-emulate": BootSpec("emulate", "pti=on clocksource=hpet -- /bin/labcheck /bin/vsyscalltest",
+                            gdb=PTI_SCRIPT),
+    "pti-native": BootSpec("native", "pti=on clocksource=tsc -- /bin/vsyscalltest", extra=("-smp", "2"),
+                           gdb=PTI_SCRIPT),
+    "pti-xonly": BootSpec("xonly", "pti=on -- /bin/vsyscalltest", gdb=PTI_SCRIPT),
 }
 
 VVAR = 0xffffffffff5ff000
@@ -119,6 +151,8 @@ GATE_0XCC = "idt_0xcc_present_dpl3"
 SERVED = "vdso_served_in_user_mode"
 
 SYSCALL_OK = "syscall_reaches_its_call"
+PTI_RING3 = "ring3_on_the_user_table"
+PTI_ENTRY = "user_table_maps_the_entry"
 
 LABS = [
     Lab(0, "syscall", "a system call: from ring 3 to the table and back", (
@@ -303,6 +337,38 @@ LABS = [
              needs=["native_fixed_syscall"]),
         line(5, "emulate: the leak still works", "emulate", r"^attack: vdso-leak: SUCCEEDED$",
              "emulate_vdso_leak", needs=["native_vdso_leak"]),
+        answers(5),
+    )),
+    Lab(8, "pti", "page-table isolation: the user page table and the CR3 switch", (
+        ring3_on_user_table(10, "in ring 3, CR3 is the pair's user table, without the kernel's text "
+                            "and data", "pti-emulate", PTI_RING3),
+        user_table_pages(10, "the user table maps the entry: its text, the GDTs and IDT, the entry "
+                         "areas, the IST stacks", "pti-emulate", PTI_ENTRY, "entry", needs=[PTI_RING3]),
+        user_table_pages(10, "the user table maps nothing else of the kernel", "pti-emulate",
+                         "user_table_only_what_is_needed", "only", needs=[PTI_ENTRY]),
+        user_table_pages(5, "the vvar page: user, read-only, no-execute", "pti-emulate", "user_table_vvar",
+                         VVAR, needs=[PTI_RING3]),
+        user_table_pages(5, "clocksource=hpet: the HPET page, user, read-only, no-execute", "pti-emulate",
+                         "user_table_hpet_when_the_vdso_reads_it", HPET, needs=[PTI_RING3]),
+        user_table_pages(5, "vsyscall=emulate: the vsyscall page, user, read, execute", "pti-emulate",
+                         "user_table_vsyscall_emulate", VSYSCALL, needs=[PTI_RING3]),
+        kernel_on_its_table(10, "in syscall_dispatch, CR3 is the pair's kernel table", "pti-emulate",
+                            "kernel_cr3_the_even_page", needs=[PTI_RING3]),
+        kernel_user_half_nx(5, "the kernel's copy of the user half is no-execute", "pti-emulate",
+                            "kernel_user_half_nx", needs=["kernel_cr3_the_even_page"]),
+        ktap(5, "system calls from ring 3 come back (SYSCALL, SYSRET)", "pti-emulate", SYSCALL_OK,
+             needs=[PTI_RING3]),
+        ktap(5, "emulate: the calls through int $0xcc come back", "pti-emulate", CALLS,
+             needs=[PTI_RING3], id="pti_emulate_calls"),
+        user_table_pages(10, "vsyscall=native, the TSC, 2 CPUs: the entry, the vvar page, the vsyscall "
+                         "page (user, read, execute), nothing else", "pti-native", "user_table_native",
+                         "exact", needs=[PTI_ENTRY]),
+        ktap(5, "native: the page's code runs in ring 3", "pti-native", CALLS,
+             needs=["user_table_native"], id="pti_native_calls"),
+        user_table_pages(5, "vsyscall=xonly: the entry and the vvar page, no vsyscall page", "pti-xonly",
+                         "user_table_xonly", "exact", needs=[PTI_ENTRY]),
+        ktap(5, "xonly: the calls from the fetch fault come back", "pti-xonly", CALLS,
+             needs=["user_table_xonly"], id="pti_xonly_calls"),
         answers(5),
     )),
 ]

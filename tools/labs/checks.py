@@ -17,6 +17,10 @@ import dataclasses
 import os
 import re
 
+import gdbboot
+import harness
+import ptiaudit
+
 PTDUMP = re.compile(r"^ptdump: ([0-9a-f]{16})-([0-9a-f]{16}) +\d+[KM] (USR|   ) (RW|ro) (NX|x ) "
                     r"(PCD|   ) (PWT|   ) (pte|pmd)\b.*$", re.MULTILINE)
 PTDUMP_END = re.compile(r"^ptdump: end$", re.MULTILINE)
@@ -194,6 +198,120 @@ def user_tables_only_to(points, name, boot, addrs, id, needs=()):
             if not any(lo <= a <= hi for a in addrs):
                 return "the level %s entry covering %x-%x has U, and no user page lies below it" % (
                     m.group(1), lo, hi)
+        return None
+    return Check(points, name, boot, judge, id, tuple(needs))
+
+
+# --- Page-table isolation seen from outside (lab 8): a boot under gdb (catalog.PTI_SCRIPT)
+# stopped in ring 3 at init's main, QEMU's walk of that CPU's CR3 (`info tlb`), then in
+# syscall_dispatch. What the user table must map comes from the tree's kernel.elf.
+
+def _gdb_step(b, name, what):
+    out = gdbboot.step(b.gdb, name)
+    if out is None or not ptiaudit.printed_values(out):
+        return Missing("gdb never stopped %s (its output: %s)" % (what, os.path.join(
+            os.path.dirname(b.log_path), "gdb.log")))
+    return out
+
+
+def _ring3(b):
+    """(CR3, {page: perms} of its kernel half) as gdb and QEMU saw them in ring 3, or a reason."""
+    out = _gdb_step(b, "user", "in ring 3 at init's main")
+    if isinstance(out, Missing):
+        return out
+    cs, cr3 = (ptiaudit.printed_values(out) + [0, 0])[:2]
+    if cs & 3 != 3:
+        return "stopped at init's main with CS %#x, not in ring 3" % cs
+    large = []
+    pages = ptiaudit.tlb_pages(out, large)
+    if large:
+        return "ring 3's table (CR3 %#x) maps %d large pages of the kernel half, from %#x: " \
+               "the kernel's own table (is PTI on?)" % (cr3, len(large), large[0])
+    return cr3, pages
+
+
+def _expected(b):
+    return ptiaudit.expected_pages(b.config.mode, "clocksource=hpet" in b.config.cmdline,
+                                   harness.build_dir(b.config))
+
+
+def ring3_on_user_table(points, name, boot, id, needs=()):
+    """In ring 3, CR3 is the odd page of its pair, which maps the entry text and not the
+    rest of the kernel (the pages of pti_init and kernel_pml4)."""
+    def judge(b, ctx):
+        r = _ring3(b)
+        if not isinstance(r, tuple):
+            return r
+        cr3, pages = r
+        if not cr3 & 0x1000:
+            return "CR3 %#x in ring 3: bit 12 clear, so not the user table of a pair" % cr3
+        syms = ptiaudit.kernel_symbols(harness.build_dir(b.config))
+        entry = syms["__entry_text_start"][0] & ~0xfff
+        if entry not in pages:
+            return "the table in CR3 (%#x) in ring 3 lacks the entry text (%#x)" % (cr3, entry)
+        for sym in ("pti_init", "kernel_pml4"):
+            if syms[sym][0] & ~0xfff in pages:
+                return "ring 3's table (CR3 %#x) maps the kernel's %s (%#x)" % (cr3, sym, syms[sym][0])
+        return None
+    return Check(points, name, boot, judge, id, tuple(needs))
+
+
+def user_table_pages(points, name, boot, id, which, needs=()):
+    """The user table's kernel half, as QEMU walked it in ring 3: `entry` every page the entry
+    needs with its permissions; `only` nothing the mode does not need; `exact` both; or an
+    address: that page, with the permissions the mode wants, or absent where it wants none."""
+    def judge(b, ctx):
+        r = _ring3(b)
+        if not isinstance(r, tuple):
+            return r
+        actual, expected = r[1], _expected(b)
+        if which == "entry":
+            expected = ptiaudit.entry_pages(harness.build_dir(b.config))
+        if isinstance(which, int):
+            want, got = expected.get(which), actual.get(which)
+            if want != got:
+                return "%#x in the user table: %s, expected %s" % (
+                    which, ptiaudit.describe({which: got}) if got else "absent",
+                    ptiaudit.describe({which: want}) if want else "absent")
+            return None
+        missing = {p: v for p, v in expected.items() if actual.get(p) != v} if which != "only" else {}
+        extra = {p: v for p, v in actual.items() if p not in expected} if which != "entry" else {}
+        if missing or extra:
+            return ("the user table's kernel half in vsyscall=%s: %d pages expected, %d mapped; "
+                    "missing or other permissions (u w x): %s; not needed: %s"
+                    % (b.config.mode, len(expected), len(actual), ptiaudit.describe(missing) or "none",
+                       ptiaudit.describe(extra) or "none"))
+        return None
+    return Check(points, name, boot, judge, id, tuple(needs))
+
+
+def kernel_on_its_table(points, name, boot, id, needs=()):
+    """In syscall_dispatch: ring 0 on the pair's even page (user CR3 - 0x1000)."""
+    def judge(b, ctx):
+        r = _ring3(b)
+        out = _gdb_step(b, "kernel", "in syscall_dispatch")
+        if not isinstance(r, tuple) or isinstance(out, Missing):
+            return out if isinstance(out, Missing) else r
+        cs, cr3 = (ptiaudit.printed_values(out) + [0, 0])[:2]
+        if cs & 3:
+            return "CS %#x in syscall_dispatch" % cs
+        if cr3 & ~0xfff != (r[0] & ~0xfff) - 0x1000:
+            return "CR3 %#x in syscall_dispatch, %#x in ring 3: not the user table's pair" % (cr3, r[0])
+        return None
+    return Check(points, name, boot, judge, id, tuple(needs))
+
+
+def kernel_user_half_nx(points, name, boot, id, needs=()):
+    """In syscall_dispatch, the kernel's PML4 entry of the user half (0x400000) is NX."""
+    def judge(b, ctx):
+        out = _gdb_step(b, "kernel", "in syscall_dispatch")
+        if isinstance(out, Missing):
+            return out
+        m = re.search(r"^\s*PML4\[\s*0\].*$", out, re.MULTILINE)
+        if not m:
+            return Missing("ccos-pt 0x400000 printed no PML4 entry")
+        if " NX" not in m.group(0):
+            return "the kernel's PML4 entry of 0x400000 lets the kernel run user code: %s" % m.group(0).strip()
         return None
     return Check(points, name, boot, judge, id, tuple(needs))
 

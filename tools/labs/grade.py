@@ -55,7 +55,7 @@ def config(key, tree=None, prefix="lab"):
     build = os.path.join(tree or harness.ROOT, "build")
     return harness.Config("%s-%s" % (prefix, key), mode=spec.mode, cmdline=spec.cmdline,
                           modules=tuple(os.path.join(build, m) for m in spec.modules),
-                          extra=spec.extra, tree=tree)
+                          extra=spec.extra, tree=tree, gdb=spec.gdb)
 
 
 def fatal(boot):

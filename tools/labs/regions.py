@@ -10,18 +10,33 @@ ccos. Three marker lines, each alone on its line, frame it:
            LAB emulate: END */
 
 The stub is a comment in the full tree, so the compiler never sees it; it
-may hold no `*/`. A student tree keeps a region's solution (without the
-markers) when its lab comes before the student's, and puts the stub in its
-place otherwise.
+may hold no `*/`. NASM has no block comment; its files (.asm, .inc) frame
+a region so, the stub between `%if 0` and `%endif`, which the assembler
+skips, and which therefore may hold no `%if` or `%endif` of its own:
+
+        ; LAB pti: BEGIN
+        ...the solution...
+        %if 0 ; LAB pti: STUB
+        ...the stub...
+        %endif ; LAB pti: END
+
+A student tree keeps a region's solution (without the markers) when its
+lab comes before the student's, and puts the stub in its place otherwise.
 """
 import re
 
-BEGIN = re.compile(r"^\s*/\* LAB ([a-z0-9-]+): BEGIN \*/\s*$")
-STUB = re.compile(r"^\s*/\* LAB ([a-z0-9-]+): STUB\s*$")
-END = re.compile(r"^\s*LAB ([a-z0-9-]+): END \*/\s*$")
+NAME = r"LAB ([a-z0-9-]+)"
+# (BEGIN, STUB, END, what a stub may not hold, why) of each kind of source
+STYLES = (
+    (re.compile(r"^\s*/\* %s: BEGIN \*/\s*$" % NAME), re.compile(r"^\s*/\* %s: STUB\s*$" % NAME),
+     re.compile(r"^\s*%s: END \*/\s*$" % NAME), re.compile(r"\*/"), "closes its comment early: no */"),
+    (re.compile(r"^\s*; %s: BEGIN\s*$" % NAME), re.compile(r"^\s*%%if 0 ; %s: STUB\s*$" % NAME),
+     re.compile(r"^\s*%%endif ; %s: END\s*$" % NAME), re.compile(r"^\s*%(if|endif)\b"),
+     "ends its %if 0 early: no %if or %endif"),
+)
 ANY = re.compile(r"LAB [a-z0-9-]+: (BEGIN|STUB|END)")
 
-SOURCE_SUFFIXES = (".c", ".h", ".S", ".asm", ".ld")
+SOURCE_SUFFIXES = (".c", ".h", ".S", ".asm", ".inc", ".ld")
 
 
 class RegionError(ValueError):
@@ -44,30 +59,40 @@ class Region:
 def scan(text, path="<text>"):
     """The regions of a file's text, in order; RegionError if the markers are malformed."""
     lines = text.splitlines(keepends=True)
-    regions, open_at, stub_at, lab = [], None, None, None
+    regions, open_at, stub_at, lab, style = [], None, None, None, None
 
     def fail(i, why):
         raise RegionError("%s:%d: %s" % (path, i + 1, why))
 
+    def marker(line):
+        """(kind 0 BEGIN, 1 STUB or 2 END, its lab, its style), or None."""
+        for st in STYLES:
+            for kind in range(3):
+                m = st[kind].match(line)
+                if m:
+                    return kind, m.group(1), st
+        return None
+
     for i, line in enumerate(lines):
-        b, s, e = BEGIN.match(line), STUB.match(line), END.match(line)
-        if b:
+        m = marker(line)
+        kind, name, st = m if m else (None, None, None)
+        if kind == 0:
             if open_at is not None:
-                fail(i, "LAB %s: BEGIN inside the region of %s (line %d)" % (b.group(1), lab, open_at + 1))
-            open_at, stub_at, lab = i, None, b.group(1)
-        elif s:
-            if open_at is None or stub_at is not None or s.group(1) != lab:
-                fail(i, "LAB %s: STUB without its BEGIN" % s.group(1))
+                fail(i, "LAB %s: BEGIN inside the region of %s (line %d)" % (name, lab, open_at + 1))
+            open_at, stub_at, lab, style = i, None, name, st
+        elif kind == 1:
+            if open_at is None or stub_at is not None or name != lab or st is not style:
+                fail(i, "LAB %s: STUB without its BEGIN" % name)
             stub_at = i
-        elif e:
-            if stub_at is None or e.group(1) != lab:
-                fail(i, "LAB %s: END without its BEGIN and STUB" % e.group(1))
+        elif kind == 2:
+            if stub_at is None or name != lab or st is not style:
+                fail(i, "LAB %s: END without its BEGIN and STUB" % name)
             regions.append(Region(lab, open_at, stub_at, i, lines))
-            open_at = stub_at = lab = None
+            open_at = stub_at = lab = style = None
         elif ANY.search(line):
             fail(i, "a LAB marker must be alone on its line: %r" % line.strip())
-        elif stub_at is not None and "*/" in line:
-            fail(i, "the stub of %s closes its comment early: no */ inside a stub" % lab)
+        elif stub_at is not None and style[3].search(line):
+            fail(i, "the stub of %s %s inside a stub" % (lab, style[4]))
     if open_at is not None:
         fail(open_at, "LAB %s: BEGIN without END" % lab)
     return regions

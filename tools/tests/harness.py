@@ -69,6 +69,7 @@ class Config:
     ceiling: float = 1800       # seconds a boot may take in all, printing or not
     tree: str = None            # the ccos tree whose build/ boots (a lab's student
                                 # tree, tools/labs); None: this one
+    gdb: str = None             # a gdb script: the boot runs under gdb (gdbboot.py)
 
     @property
     def kernel_args(self):
@@ -178,6 +179,7 @@ class Boot:
     qemu_output: str = ""
     problems: list = dataclasses.field(default_factory=list)
     ktap: list = dataclasses.field(default_factory=list)   # Documents
+    gdb: str = ""               # gdb's output, for a configuration with a gdb script
 
     def __iter__(self):
         """status, log = boot(...)"""
@@ -276,11 +278,15 @@ def run_boot(config, iso=None):
         return boot
     if os.path.dirname(iso) != workdir:
         _fresh_workdir(config)      # the ISO is another configuration's, in its folder
+    start = time.monotonic()
+    if config.gdb:
+        import gdbboot
+        boot.status, boot.hung, boot.gdb = gdbboot.run(config, iso, workdir, log_path)
+        return _read_log(boot, start)
     cmd = runqemu.qemu_command(iso, config.fw, qemu_cpu(config), qemu_extra(config),
                                serial="file:" + log_path, workdir=workdir)
     with open(os.path.join(workdir, "qemu-command.txt"), "w") as f:
         f.write(" ".join(cmd) + "\n")
-    start = time.monotonic()
     with open(os.path.join(workdir, "qemu-output.txt"), "w+b") as out:
         code, boot.hung = runqemu.watch(cmd, log_path, silence=config.silence,
                                         ceiling=config.ceiling, output=out)
@@ -289,9 +295,15 @@ def run_boot(config, iso=None):
     if code is not None:
         boot.qemu_code = code
         boot.status = runqemu.decode_exit(code)
+    return _read_log(boot, start)
+
+
+def _read_log(boot, start):
+    """The boot with its time, its serial log read, its KTAP and its problems."""
+    config = boot.config
     boot.seconds = time.monotonic() - start
     try:
-        with open(log_path, "rb") as f:
+        with open(boot.log_path, "rb") as f:
             boot.log = clean_log(f.read())
     except OSError:
         boot.log = ""

@@ -12,22 +12,20 @@ import glob
 import os
 import re
 import shutil
-import socket
 import sys
 
 import pytest
 
+import gdbboot
 import harness
-import procs
 from harness import Config
 
 GDB = shutil.which("gdb")
 pytestmark = pytest.mark.skipif(GDB is None, reason="gdb is not installed (tools/setup installs it)")
 
-DEBUG = os.path.join(harness.ROOT, "tools", "debug")
 VSYSCALL = 0xffffffffff600000
 VVAR = 0xffffffffff5ff000
-TIMEOUT = 240           # one session: a boot with gdb attached, under TCG
+TIMEOUT = gdbboot.TIMEOUT
 
 
 def kernel_has(symbol):
@@ -37,15 +35,6 @@ def kernel_has(symbol):
             return any(line.split()[-1] == symbol for line in f if line.strip())
     except OSError:
         return False
-
-
-def free_port():
-    """A TCP port no one listens on now: not the per-user default, which a person may be using."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 @dataclasses.dataclass
@@ -77,12 +66,7 @@ def run_session(config, script, prog="init"):
     script_path = os.path.join(workdir, "script.gdb")
     with open(script_path, "w") as f:
         f.write(script)
-    cmd = [sys.executable, DEBUG, "--batch", script_path, "--iso", iso, "--fw", config.fw,
-           "--port", str(free_port()), "--log", os.path.join(workdir, "serial.log"),
-           "--timeout", str(TIMEOUT), "--prog", prog]
-    if config.extra:
-        cmd += ["--extra", " ".join(config.extra)]
-    r = procs.run(cmd, TIMEOUT + 30, cwd=harness.ROOT)
+    r = gdbboot.run_debug(config, iso, script_path, os.path.join(workdir, "serial.log"), prog)
     out = r.stdout + ("\ntest_gdb: timed out after %d s, its processes killed" % (TIMEOUT + 30)
                       if r.timed_out else "")
     log_path = os.path.join(workdir, "gdb.log")

@@ -32,6 +32,9 @@ import sources  # noqa: E402
     ("/* LAB x: BEGIN */\na\n/* LAB x: STUB\nb */\n   LAB x: END */\n", "closes its comment early"),
     ("/* LAB x: BEGIN */\n/* LAB y: BEGIN */\n", "inside the region of x"),
     ("a; /* LAB x: BEGIN */\n", "alone on its line"),
+    ("; LAB x: BEGIN\na\n%if 0 ; LAB x: STUB\n%endif\n%endif ; LAB x: END\n", "ends its %if 0 early"),
+    ("; LAB x: BEGIN\na\n/* LAB x: STUB\nb\n   LAB x: END */\n", "STUB without its BEGIN"),
+    ("; LAB x: BEGIN\na\n%if 0 ; LAB x: STUB\nb\n", "BEGIN without END"),
 ])
 def test_regions_refuse_malformed_markers(text, why):
     with pytest.raises(regions.RegionError, match=why):
@@ -44,6 +47,19 @@ def test_regions_render_and_restore():
     student = regions.render(text, {"x"})
     assert student == "int f(void)\n{\n\treturn 0;\n}\n"
     assert regions.restore(student, text, "x") == regions.render(text, set())
+
+
+def test_regions_in_nasm():
+    """NASM's regions: the stub between %if 0 and %endif, rendered and restored as C's."""
+    text = ("%macro m 1\n; LAB x: BEGIN\n\tmov %1, cr3\n%if 0 ; LAB x: STUB\n\t; write it\n"
+            "%endif ; LAB x: END\n%endmacro\n")
+    assert [(r.lab, r.solution, r.stub) for r in regions.scan(text)] == [
+        ("x", ["\tmov %1, cr3\n"], ["\t; write it\n"])]
+    assert regions.render(text, set()) == "%macro m 1\n\tmov %1, cr3\n%endmacro\n"
+    student = regions.render(text, {"x"})
+    assert student == "%macro m 1\n\t; write it\n%endmacro\n"
+    assert regions.restore(student, text, "x") == regions.render(text, set())
+    assert regions.is_source("arch/x86/include/asm/pti.inc")
 
 
 def _fake_boot(lines, hung=None):

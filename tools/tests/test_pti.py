@@ -11,22 +11,14 @@ permissions, and nothing else. Then, stopped in syscall_dispatch, the
 kernel's CR3 is the same pair's even page, and the kernel's PML4 entry of
 the user half is no-execute. And pti=auto decides by the CPU's vendor.
 """
-import os
 import re
-import subprocess
 
 import pytest
 
 import harness
 from harness import Config
+from ptiaudit import PAGE, describe, expected_pages, printed_values, tlb_pages
 from test_gdb import GDB, run_session
-
-PAGE = 4096
-VSYSCALL = 0xffffffffff600000
-VVAR = 0xffffffffff5ff000
-HPET = 0xffffffffff5fe000
-KERNEL_HALF = 0xffff800000000000
-IST_ENTRY = 3 * PAGE            # arch/x86/stacks.c: a guard page, then a 2-page stack
 
 # (name, vsyscall mode, firmware, CPUs, more kernel arguments)
 AUDITS = [
@@ -75,65 +67,9 @@ if GDB is not None:
         harness.register_job("pti-audit-" + _a[0], lambda a=_a: audit_session(*a))
 
 
-def kernel_symbols():
-    """{name: (address, size)} of build/kernel.elf (nm -S)."""
-    out = subprocess.run(["nm", "-S", os.path.join(harness.BUILD, "kernel.elf")],
-                         stdout=subprocess.PIPE, text=True, check=True).stdout
-    syms = {}
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) == 4:
-            syms[f[3]] = (int(f[0], 16), int(f[1], 16))
-        elif len(f) == 3:
-            syms[f[2]] = (int(f[0], 16), 0)
-    return syms
-
-
-def expected_pages(mode, hpet):
-    """{page: (user, writable, executable)} of the user table's kernel half."""
-    syms = kernel_symbols()
-    pages = {}
-
-    def add(start, end, perms):
-        for p in range(start & ~(PAGE - 1), end, PAGE):
-            pages[p] = perms
-
-    def section(name, perms):
-        add(syms["__%s_start" % name][0], syms["__%s_end" % name][0], perms)
-
-    section("entry_text", (False, False, True))
-    section("entry_ro", (False, False, False))
-    section("entry_data", (False, True, False))
-    base, size = syms["ist_stacks"]
-    assert size and size % IST_ENTRY == 0, "ist_stacks: size %d" % size
-    for k in range(size // IST_ENTRY):
-        add(base + k * IST_ENTRY + PAGE, base + (k + 1) * IST_ENTRY, (False, True, False))
-    pages[VVAR] = (True, False, False)
-    if mode in ("native", "emulate"):
-        pages[VSYSCALL] = (True, False, True)
-    if hpet:
-        pages[HPET] = (True, False, False)
-    return pages
-
-
-def tlb_pages(text):
-    """{page: (user, writable, executable)} of QEMU's `info tlb` lines in the kernel half."""
-    pages = {}
-    for m in re.finditer(r"^([0-9a-f]{16}): [0-9a-f]+ ([-X])[-G]([-P])[-D][-A][-C][-T]([-U])([-W])\r?$",
-                         text, re.MULTILINE):
-        va = int(m.group(1), 16)
-        if va & (1 << 47):
-            va |= 0xffff000000000000
-        if va < KERNEL_HALF:
-            continue
-        assert m.group(3) == "-", "a large page in the user table's kernel half: %#x" % va
-        pages[va] = (m.group(4) == "U", m.group(5) == "W", m.group(2) == "-")
-    return pages
-
-
 def values(text, n, session):
     """The first n values gdb printed ($N = 0x...) in a step."""
-    vals = [int(v, 16) for v in re.findall(r"^\$\d+ = (0x[0-9a-f]+)", text, re.MULTILINE)]
+    vals = printed_values(text)
     assert len(vals) >= n, session.report("%d values printed, %d expected" % (len(vals), n))
     return vals[:n]
 
@@ -142,11 +78,6 @@ def session_of(name):
     if GDB is None:
         pytest.skip("gdb is not installed (tools/setup installs it)")
     return harness.job("pti-audit-" + name).result()
-
-
-def describe(pages):
-    return ", ".join("%#x%s" % (p, " (%s)" % "".join(
-        c for c, on in zip("uwx", perms) if on)) for p, perms in sorted(pages.items())[:12])
 
 
 @pytest.mark.parametrize("name,mode,fw,ncpus,args", AUDITS, ids=[a[0] for a in AUDITS])

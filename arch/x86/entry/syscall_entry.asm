@@ -22,9 +22,14 @@ bits 64
 %macro syscall_64 1
 	swapgs
 %if %1
+; LAB pti: BEGIN
 	mov [gs:pti_entry_offset + EA_SCRATCH], rsp
 	switch_to_kernel_cr3 rsp
 	mov rsp, [gs:pti_entry_offset + EA_SCRATCH]
+%if 0 ; LAB pti: STUB
+	; The kernel's table, and rsp still the user's when you are done:
+	; which register may you use, and where may you keep rsp meanwhile?
+%endif ; LAB pti: END
 %endif
 	mov [gs:PERCPU_USER_RSP], rsp
 	mov rsp, [gs:PERCPU_KERNEL_RSP]
@@ -73,6 +78,7 @@ bits 64
 
 	pop_registers_but_rdi
 %if %1
+; LAB pti: BEGIN
 	; Onto the entry stack with the user's rsp and rdi, which
 	; switch_to_user_cr3 needs as its scratch register.
 	mov rdi, rsp
@@ -82,6 +88,15 @@ bits 64
 	switch_to_user_cr3 rdi
 	pop rdi
 	pop rsp
+%if 0 ; LAB pti: STUB
+	; rsp points at the saved rdi, then the vector, ..., the user's rsp
+	; (the %else below does the same without PTI). Leave with the user
+	; table in CR3, rdi and rsp the user's: after the switch the kernel
+	; stack is gone, but the entry stack ([gs:pti_entry_offset + EA_RSP0])
+	; is still mapped.
+	pop rdi
+	mov rsp, [rsp + TF_RSP - TF_VECTOR]
+%endif ; LAB pti: END
 %else
 	pop rdi
 	mov rsp, [rsp + TF_RSP - TF_VECTOR]

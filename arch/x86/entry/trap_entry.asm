@@ -73,6 +73,7 @@ trap_common:
 	jz .from_kernel
 	swapgs
 	pti_begin
+; LAB pti: BEGIN
 	push rdi
 	switch_to_kernel_cr3 rdi
 	mov rdi, rsp
@@ -85,6 +86,12 @@ trap_common:
 	push qword [rdi + 2 * 8]	; error code
 	push qword [rdi + 1 * 8]	; vector
 	mov rdi, [rdi]
+%if 0 ; LAB pti: STUB
+	; On the entry stack (TSS.RSP0) or an IST stack: the vector, the
+	; error code and the CPU's five words. To the kernel's table, then
+	; the same seven words onto the process's kernel stack
+	; ([gs:PERCPU_KERNEL_RSP]), every register as it came.
+%endif ; LAB pti: END
 	pti_end
 .from_kernel:
 	push_registers
@@ -115,6 +122,7 @@ trap_return:
 .to_user:
 	pop_registers_but_rdi
 	pti_begin
+; LAB pti: BEGIN
 	; The CPU's five words and rdi onto the entry stack, then the user table.
 	mov rdi, rsp
 	mov rsp, [gs:pti_entry_offset + EA_RSP0]
@@ -128,6 +136,13 @@ trap_return:
 	pop rdi
 	swapgs
 	iretq
+%if 0 ; LAB pti: STUB
+	; rsp points at the saved rdi, the vector, the error code, then the
+	; CPU's five words. After the switch to the user table the kernel
+	; stack is gone: leave from the entry stack
+	; ([gs:pti_entry_offset + EA_RSP0]), as the lines after pti_end do
+	; from the kernel stack without PTI.
+%endif ; LAB pti: END
 	pti_end
 	pop rdi
 	swapgs

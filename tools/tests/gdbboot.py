@@ -1,0 +1,67 @@
+"""Boots under gdb: QEMU stopped at the reset vector, gdb -batch running a script (tools/debug).
+
+A configuration with a gdb script (harness.Config.gdb) boots this way: the
+tree's own tools/debug runs gdb with that tree's kernel.elf and init.elf,
+so that a student's or a mutant's tree is looked at with its own symbols.
+The script marks its steps with `echo @@@ STEP` lines (step() reads one);
+when it ends with `continue`, the guest runs to its power-off and the
+serial log holds what its programs printed, as in any boot.
+"""
+import os
+import re
+import socket
+import sys
+
+import harness
+import procs
+
+TIMEOUT = 240           # one session: a boot with gdb attached, under TCG
+
+
+def free_port():
+    """A TCP port no one listens on now: not the per-user default, which a person may be using."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def run_debug(config, iso, script, log_path, prog="init"):
+    """tools/debug --batch of config's tree with script (a file's path); a procs.Result."""
+    root = config.tree or harness.ROOT
+    cmd = [sys.executable, os.path.join(root, "tools", "debug"), "--batch", script, "--iso", iso,
+           "--fw", config.fw, "--cpu", harness.qemu_cpu(config), "--port", str(free_port()),
+           "--log", log_path, "--timeout", str(TIMEOUT), "--prog", prog]
+    extra = harness.qemu_extra(config)
+    if extra:
+        cmd += ["--extra", " ".join(extra)]
+    return procs.run(cmd, TIMEOUT + 30, cwd=root)
+
+
+def run(config, iso, workdir, log_path):
+    """Boot config under its gdb script: (the exit status init's last line gives, or None; why it
+    hung, or None; gdb's output, also kept in workdir/gdb.log)."""
+    script = os.path.join(workdir, "script.gdb")
+    with open(script, "w") as f:
+        f.write(config.gdb)
+    r = run_debug(config, iso, script, log_path)
+    out = r.stdout + ("\ngdbboot: timed out after %d s, its processes killed" % (TIMEOUT + 30)
+                      if r.timed_out else "")
+    with open(os.path.join(workdir, "gdb.log"), "w") as f:
+        f.write(out)
+    try:
+        with open(log_path, "rb") as f:
+            log = f.read().decode("utf-8", "replace")
+    except OSError:
+        log = ""
+    # QEMU's exit status is tools/debug's to see, not ours: the kernel's last line says it.
+    m = re.search(r"^ccos: init exited with status (\d+)", log, re.MULTILINE)
+    hung = "gdb and QEMU still running after %d s" % TIMEOUT if r.timed_out or r.returncode == 124 else None
+    return (int(m.group(1)) if m else None), hung, out
+
+
+def step(output, name):
+    """The output of one `echo @@@ NAME` step, up to the next step; None if it never ran."""
+    m = re.search(r"^@@@ %s\n(.*?)(?=^@@@ |\Z)" % re.escape(name), output, re.MULTILINE | re.DOTALL)
+    return m.group(1) if m else None
