@@ -288,3 +288,14 @@ def test_mutants_apply():
                  if regions.is_source(p)}
         for old, _ in m.edits:
             assert sum(t.count(old) for t in texts.values()) == 1, "%s no longer applies:\n%s" % (m.key, old)
+
+
+def test_an_edited_nasm_include_rebuilds_the_entry():
+    """Lab 8's student writes in asm/pti.inc; NASM's own .d files leave it out (Makefile)."""
+    if not os.path.exists(os.path.join(harness.BUILD, "kernel.elf")):
+        pytest.skip("build/kernel.elf is missing: run `make` first")
+    for obj in ("syscall_entry", "trap_entry"):
+        r = subprocess.run(["make", "-n", "-W", "arch/x86/include/asm/pti.inc",
+                            "build/arch/x86/entry/%s.o" % obj], cwd=harness.ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert "nasm" in r.stdout and "%s.asm" % obj in r.stdout, r.stdout
