@@ -11,6 +11,7 @@ import os
 import re
 import socket
 import sys
+import time
 
 import harness
 import procs
@@ -27,8 +28,10 @@ def free_port():
     return port
 
 
-def run_debug(config, iso, script, log_path, prog="init"):
-    """tools/debug --batch of config's tree with script (a file's path); a procs.Result."""
+def run_debug(config, iso, script, log_path, prog="init", silence=None):
+    """tools/debug --batch of config's tree with script (a file's path); a procs.Result.
+    silence: seconds without serial output after which it is stopped as hung (its
+    timed_out then says so), as the harness's watchdog stops a boot."""
     root = config.tree or harness.ROOT
     cmd = [sys.executable, os.path.join(root, "tools", "debug"), "--batch", script, "--iso", iso,
            "--fw", config.fw, "--cpu", harness.qemu_cpu(config), "--port", str(free_port()),
@@ -36,7 +39,16 @@ def run_debug(config, iso, script, log_path, prog="init"):
     extra = harness.qemu_extra(config)
     if extra:
         cmd += ["--extra", " ".join(extra)]
-    return procs.run(cmd, TIMEOUT + 30, cwd=root)
+    seen = {"size": -1, "at": time.monotonic()}
+
+    def stalled():
+        size = os.path.getsize(log_path) if os.path.exists(log_path) else 0
+        if size != seen["size"]:
+            seen.update(size=size, at=time.monotonic())
+        elif silence and time.monotonic() - seen["at"] > silence:
+            return "no serial output for %d s" % silence
+        return None
+    return procs.run(cmd, TIMEOUT + 30, cwd=root, stalled=stalled)
 
 
 def run(config, iso, workdir, log_path):
@@ -45,9 +57,10 @@ def run(config, iso, workdir, log_path):
     script = os.path.join(workdir, "script.gdb")
     with open(script, "w") as f:
         f.write(config.gdb)
-    r = run_debug(config, iso, script, log_path)
-    out = r.stdout + ("\ngdbboot: timed out after %d s, its processes killed" % (TIMEOUT + 30)
-                      if r.timed_out else "")
+    r = run_debug(config, iso, script, log_path, silence=config.silence)
+    hung = r.timed_out if isinstance(r.timed_out, str) else (
+        "gdb and QEMU still running after %d s" % TIMEOUT if r.timed_out or r.returncode == 124 else None)
+    out = r.stdout + ("\ngdbboot: %s: its processes killed" % hung if hung else "")
     with open(os.path.join(workdir, "gdb.log"), "w") as f:
         f.write(out)
     try:
@@ -57,7 +70,6 @@ def run(config, iso, workdir, log_path):
         log = ""
     # QEMU's exit status is tools/debug's to see, not ours: the kernel's last line says it.
     m = re.search(r"^ccos: init exited with status (\d+)", log, re.MULTILINE)
-    hung = "gdb and QEMU still running after %d s" % TIMEOUT if r.timed_out or r.returncode == 124 else None
     return (int(m.group(1)) if m else None), hung, out
 
 
