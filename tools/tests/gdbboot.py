@@ -11,7 +11,6 @@ import os
 import re
 import socket
 import sys
-import time
 
 import harness
 import procs
@@ -30,25 +29,18 @@ def free_port():
 
 def run_debug(config, iso, script, log_path, prog="init", silence=None):
     """tools/debug --batch of config's tree with script (a file's path); a procs.Result.
-    silence: seconds without serial output after which it is stopped as hung (its
-    timed_out then says so), as the harness's watchdog stops a boot."""
+    silence: seconds without serial output after which tools/debug stops gdb and QEMU, as
+    the harness's watchdog stops a boot."""
     root = config.tree or harness.ROOT
     cmd = [sys.executable, os.path.join(root, "tools", "debug"), "--batch", script, "--iso", iso,
            "--fw", config.fw, "--cpu", harness.qemu_cpu(config), "--port", str(free_port()),
            "--log", log_path, "--timeout", str(TIMEOUT), "--prog", prog]
+    if silence:
+        cmd += ["--silence", str(silence)]
     extra = harness.qemu_extra(config)
     if extra:
         cmd += ["--extra", " ".join(extra)]
-    seen = {"size": -1, "at": time.monotonic()}
-
-    def stalled():
-        size = os.path.getsize(log_path) if os.path.exists(log_path) else 0
-        if size != seen["size"]:
-            seen.update(size=size, at=time.monotonic())
-        elif silence and time.monotonic() - seen["at"] > silence:
-            return "no serial output for %d s" % silence
-        return None
-    return procs.run(cmd, TIMEOUT + 30, cwd=root, stalled=stalled)
+    return procs.run(cmd, TIMEOUT + 30, cwd=root)
 
 
 def run(config, iso, workdir, log_path):
@@ -58,9 +50,9 @@ def run(config, iso, workdir, log_path):
     with open(script, "w") as f:
         f.write(config.gdb)
     r = run_debug(config, iso, script, log_path, silence=config.silence)
-    hung = r.timed_out if isinstance(r.timed_out, str) else (
-        "gdb and QEMU still running after %d s" % TIMEOUT if r.timed_out or r.returncode == 124 else None)
-    out = r.stdout + ("\ngdbboot: %s: its processes killed" % hung if hung else "")
+    m = re.search(r"^debug: (.*): stopped gdb and QEMU$", r.stdout, re.MULTILINE)
+    hung = m.group(1) if m else "tools/debug ran past %d s" % (TIMEOUT + 30) if r.timed_out else None
+    out = r.stdout
     with open(os.path.join(workdir, "gdb.log"), "w") as f:
         f.write(out)
     try:

@@ -13,7 +13,6 @@ import os
 import signal
 import subprocess
 import tempfile
-import time
 
 import harness
 
@@ -56,21 +55,16 @@ class Result:
         self.left = left            # pids still in the session after a normal exit
 
 
-def run(cmd, timeout, cwd=None, stalled=None):
-    """Run cmd in a session of its own; stdout and stderr together in Result.stdout.
-    stalled(), asked each second if given, says why to stop it before the timeout (or None):
-    then Result.timed_out is that reason."""
+def run(cmd, timeout, cwd=None):
+    """Run cmd in a session of its own; stdout and stderr together in Result.stdout."""
     with tempfile.TemporaryFile() as out:
         p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                              cwd=cwd, start_new_session=True)
-        deadline = time.monotonic() + timeout
-        timed_out = False
-        while not timed_out:
-            try:
-                p.wait(timeout=min(1, timeout) if stalled else timeout)
-                break
-            except subprocess.TimeoutExpired:
-                timed_out = (stalled and stalled()) or time.monotonic() >= deadline
+        try:
+            p.wait(timeout=timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            timed_out = True
         left = [pid for pid in kill_session(p.pid) if pid != p.pid]
         p.wait()
         out.seek(0)
