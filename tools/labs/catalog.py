@@ -9,7 +9,7 @@ them so.
 """
 import dataclasses
 
-from checks import (answers, count_between, gate, kernel_on_its_table, kernel_user_half_nx, ktap, line,
+from checks import (answers, count_between, exit_on_user_table, gate, kernel_on_its_table, kernel_user_half_nx, ktap, line,
                     only_fixmap_user, page, ring3_on_user_table, user_table_pages, user_tables_only_to)
 
 
@@ -27,6 +27,22 @@ class BootSpec:
 # syscall_dispatch, the kernel's CR3 and its PML4 entry of the user half; then the programs
 # run to the end, their KTAP on the console (checks.py, tools/tests/ptiaudit.py).
 PTI_SCRIPT = r"""
+python
+def ccos_lab_break(sym, mnemonic, to_user_only):
+    # A breakpoint at each instruction of sym (its local labels too) that starts with
+    # mnemonic; to_user_only: only when the frame it pops returns to ring 3 (an iretq).
+    arch = gdb.selected_frame().architecture()
+    pc = int(gdb.parse_and_eval("(unsigned long)&%s" % sym))
+    while True:
+        name = gdb.execute("info symbol %d" % pc, to_string=True).split()[0]
+        if name != sym and not name.startswith(sym + "."):
+            break
+        insn = arch.disassemble(pc)[0]
+        if insn["asm"].startswith(mnemonic):
+            gdb.execute("break *%d%s" % (pc, " if (*(unsigned long *)($rsp + 8) & 3) == 3"
+                                          if to_user_only else ""))
+        pc += insn["length"]
+end
 break main
 continue
 echo @@@ user\n
@@ -41,6 +57,16 @@ continue
 print/x $cs
 print/x $cr3
 ccos-pt 0x400000
+echo @@@ sysret\n
+delete
+python ccos_lab_break("syscall_entry_pti", "sysret", False)
+continue
+print/x $cr3
+echo @@@ iret\n
+delete
+python ccos_lab_break("trap_return", "iret", True)
+continue
+print/x $cr3
 echo @@@ run\n
 delete
 continue
@@ -342,9 +368,9 @@ LABS = [
     Lab(8, "pti", "page-table isolation: the user page table and the CR3 switch", (
         ring3_on_user_table(10, "in ring 3, CR3 is the pair's user table, without the kernel's text "
                             "and data", "pti-emulate", PTI_RING3),
-        user_table_pages(10, "the user table maps the entry: its text, the GDTs and IDT, the entry "
+        user_table_pages(5, "the user table maps the entry: its text, the GDTs and IDT, the entry "
                          "areas, the IST stacks", "pti-emulate", PTI_ENTRY, "entry", needs=[PTI_RING3]),
-        user_table_pages(10, "the user table maps nothing else of the kernel", "pti-emulate",
+        user_table_pages(5, "the user table maps nothing else of the kernel", "pti-emulate",
                          "user_table_only_what_is_needed", "only", needs=[PTI_ENTRY]),
         user_table_pages(5, "the vvar page: user, read-only, no-execute", "pti-emulate", "user_table_vvar",
                          VVAR, needs=[PTI_RING3]),
@@ -356,6 +382,12 @@ LABS = [
                             "kernel_cr3_the_even_page", needs=[PTI_RING3]),
         kernel_user_half_nx(5, "the kernel's copy of the user half is no-execute", "pti-emulate",
                             "kernel_user_half_nx", needs=["kernel_cr3_the_even_page"]),
+        exit_on_user_table(5, "SYSRET leaves on the user table", "pti-emulate", "sysret",
+                           "at a SYSRET of syscall_entry_pti", "sysret_on_the_user_table",
+                           needs=[PTI_RING3]),
+        exit_on_user_table(5, "an iretq to ring 3 leaves on the user table", "pti-emulate", "iret",
+                           "at an iretq of trap_return to ring 3", "iret_on_the_user_table",
+                           needs=[PTI_RING3]),
         ktap(5, "system calls from ring 3 come back (SYSCALL, SYSRET)", "pti-emulate", SYSCALL_OK,
              needs=[PTI_RING3]),
         ktap(5, "emulate: the calls through int $0xcc come back", "pti-emulate", CALLS,

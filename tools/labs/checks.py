@@ -301,6 +301,21 @@ def kernel_on_its_table(points, name, boot, id, needs=()):
     return Check(points, name, boot, judge, id, tuple(needs))
 
 
+def exit_on_user_table(points, name, boot, step, what, id, needs=()):
+    """Stopped at an exit's last instruction (catalog.PTI_SCRIPT's step), CR3 is the user
+    table already: a SYSRET or iretq on the kernel's table would fault on the first fetch of
+    the no-execute user half and come back through another exit, unseen by ring 3."""
+    def judge(b, ctx):
+        out = _gdb_step(b, step, what)
+        if isinstance(out, Missing):
+            return out
+        cr3 = ptiaudit.printed_values(out)[0]
+        if not cr3 & 0x1000:
+            return "CR3 %#x %s: the kernel's table" % (cr3, what)
+        return None
+    return Check(points, name, boot, judge, id, tuple(needs))
+
+
 def kernel_user_half_nx(points, name, boot, id, needs=()):
     """In syscall_dispatch, the kernel's PML4 entry of the user half (0x400000) is NX."""
     def judge(b, ctx):
