@@ -248,10 +248,12 @@ static int test_resethand(void)
 }
 
 /* Default actions: terminate, or ignore for SIGCHLD, SIGURG, SIGWINCH. */
+/* SIG_DFL first: a child inherits an ignored signal across fork and exec (nohup ignores SIGHUP). */
 static int default_child(void *arg)
 {
 	int sig = (long)arg;
 
+	set_action(sig, SIG_DFL);
 	kill(getpid(), sig);
 	return 0;
 }
