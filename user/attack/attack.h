@@ -17,6 +17,12 @@ struct gadgets {
 
 /* The exit status the attacker picks for the service (docs/attack.md). */
 #define CHOSEN_STATUS	42
+/*
+ * The selectors a 64-bit frame must carry: rt_sigreturn loads cs and ss
+ * from it, as Linux does (a 0 there is a #GP at the return: SIGSEGV).
+ */
+#define FRAME_CS	0x33	/* Linux's __USER_CS: 64-bit code, ring 3 */
+#define FRAME_SS	0x2b	/* __USER_DS */
 /* What the chain's own read must return: rt_sigreturn's number. */
 #define NR_RT_SIGRETURN	15
 

@@ -162,6 +162,11 @@ static const char *run_chain(const unsigned char *req, size_t len, const struct 
 		if (sp + sizeof(uc) > body)
 			return "rt_sigreturn's frame is not all in the body";
 		memcpy(&uc, req + 4 + sp, sizeof(uc));
+		if (uc.mc.cs != FRAME_CS || uc.mc.ss != FRAME_SS) {
+			snprintf(why, sizeof(why), "rt_sigreturn loads cs %#x ss %#x: not 64-bit user code (%#x, %#x)",
+				 uc.mc.cs, uc.mc.ss, FRAME_CS, FRAME_SS);
+			return why;
+		}
 		if (uc.mc.rip != g->syscall || uc.mc.rax != NR_EXIT_ || uc.mc.rdi != CHOSEN_STATUS) {
 			snprintf(why, sizeof(why), "rt_sigreturn loads rip %lx rax %lu rdi %lu: not exit(%d) at the syscall",
 				 uc.mc.rip, uc.mc.rax, uc.mc.rdi, CHOSEN_STATUS);

