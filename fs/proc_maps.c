@@ -8,24 +8,33 @@
 #include <ccos/lib.h>
 #include <ccos/printk.h>
 #include <ccos/shmem.h>
+#include <ccos/tmpfs.h>
 #include <asm/arch.h>
 
-#define MAPS_LINE_MAX	128	/* a line is at most 73 columns and a name */
+#define MAPS_PATH_MAX	86	/* a tmpfs file's path, cut short past it */
+#define MAPS_LINE_MAX	(74 + MAPS_PATH_MAX)	/* a line is at most 73 columns and a name */
 #define SMAPS_AREA_MAX	1024	/* its maps line, 23 lines of at most 30 columns, VmFlags */
 
 /*
  * start-end perms offset dev inode, a space, then the name from column 74
  * (offset 73), as Linux pads it (show_map_vma); an area without a name
  * keeps the space. Shared memory is 's' where private is 'p', on device
- * 00:01 (Linux's shmem file system) with its object's inode.
+ * 00:01 (Linux's shmem file system) with its object's inode; a tmpfs
+ * file's mapping, shared or private, on /tmp's device (00:15) with the
+ * file's inode and path, " (deleted)" once unlinked, as Linux's d_path.
  */
 static size_t maps_line(char *buf, size_t left, uint64_t start, uint64_t end, int prot,
-			uint64_t offset, const struct shmem *shmem, const char *name)
+			uint64_t offset, const struct vma *v, const char *name)
 {
+	const struct shmem *obj = v ? v->shmem : NULL;
+	char path[MAPS_PATH_MAX];
 	int n = snprintf(buf, left, "%08lx-%08lx %c%c%c%c %08lx %s %lu ", start, end,
 			 prot & PROT_READ ? 'r' : '-', prot & PROT_WRITE ? 'w' : '-',
-			 prot & PROT_EXEC ? 'x' : '-', shmem ? 's' : 'p', offset,
-			 shmem ? "00:01" : "00:00", shmem ? shmem->ino : 0);
+			 prot & PROT_EXEC ? 'x' : '-', v && vma_shares_object(v) ? 's' : 'p', offset,
+			 !obj ? "00:00" : obj->node ? "00:15" : "00:01", obj ? obj->ino : 0);
+
+	if (obj && obj->node && tmpfs_maps_name(obj->node, path, sizeof(path)) > 0)
+		name = path;
 
 	if (name)
 		n += snprintf(buf + n, left > (size_t)n ? left - n : 0, "%*s%s",
@@ -103,8 +112,7 @@ static char *show_areas(struct mm *mm, size_t per, show_fn show, size_t *len)
 static size_t maps_area(char *buf, size_t left, struct mm *mm, const struct shown_area *a)
 {
 	(void)mm;
-	return maps_line(buf, left, a->start, a->end, a->prot, a->offset,
-			 a->first ? a->first->shmem : NULL, a->name);
+	return maps_line(buf, left, a->start, a->end, a->prot, a->offset, a->first, a->name);
 }
 
 char *proc_maps(struct process *p, size_t *len)
@@ -192,7 +200,7 @@ static size_t vm_flags(char *buf, size_t left, const struct shown_area *a)
 {
 	bool area = a->first, vvar = !area && a->prot == PROT_READ;
 	bool stack = a->name && !strcmp(a->name, "[stack]"), vdso = area && a->first->shared;
-	bool shmem = area && a->first->shmem, nowrite = area && a->first->nowrite;
+	bool shmem = area && vma_shares_object(a->first), nowrite = area && a->first->nowrite;
 	const struct {
 		bool set;
 		const char *name;

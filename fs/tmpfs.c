@@ -6,6 +6,7 @@
 #include <ccos/errno.h>
 #include <ccos/lib.h>
 #include <ccos/mm.h>
+#include <ccos/shmem.h>
 
 static struct tnode root = { .name = "tmp", .mode = S_IFDIR | 01777, .nlink = 2, .ino = 1 };
 static size_t nodes_used;
@@ -30,10 +31,11 @@ static void maybe_free(struct tnode *n)
 	while (n && !n->nlink && !n->refs) {
 		struct tnode *dir = n->parent;
 
-		if (!n->npages)
+		if (!tnode_pages(n))
 			kfree(n->link);		/* else it is in the node's page */
 		tnode_shrink(n, 0);
-		kfree(n->pages);
+		if (n->data)
+			shmem_put(n->data);
 		kfree(n->name);
 		fifo_orphan(n->fifo);
 		kfree(n);
@@ -157,13 +159,11 @@ void tmpfs_put(struct tnode *n)
 	maybe_free(n);
 }
 
-/* "/tmp/a/b" into buf, built from n up: its length; -ENOENT if removed, -ENAMETOOLONG past size. */
-long tmpfs_path(struct tnode *n, char *buf, size_t size)
+/* The path where n is, or was: "/tmp/a/b" into buf, built from n up: its length, -ENAMETOOLONG past size. */
+static long path_of(struct tnode *n, char *buf, size_t size)
 {
 	size_t at = size - 1, len;
 
-	if (dead(n))
-		return -ENOENT;
 	buf[at] = 0;
 	for (; n; n = n->parent) {
 		if ((len = strlen(n->name)) + 1 > at)
@@ -174,6 +174,24 @@ long tmpfs_path(struct tnode *n, char *buf, size_t size)
 	}
 	memmove(buf, buf + at, size - at);
 	return size - 1 - at;
+}
+
+/* "/tmp/a/b" into buf: its length; -ENOENT if removed, -ENAMETOOLONG past size. */
+long tmpfs_path(struct tnode *n, char *buf, size_t size)
+{
+	return dead(n) ? -ENOENT : path_of(n, buf, size);
+}
+
+long tmpfs_maps_name(struct tnode *n, char *buf, size_t size)
+{
+	static const char deleted[] = " (deleted)";
+	long len = path_of(n, buf, size - (dead(n) ? sizeof(deleted) - 1 : 0));
+
+	if (len >= 0 && dead(n)) {
+		memcpy(buf + len, deleted, sizeof(deleted));
+		len += sizeof(deleted) - 1;
+	}
+	return len;
 }
 
 struct file *tmpfs_open(struct tnode *n, int flags, long *err)
@@ -242,7 +260,7 @@ long tmpfs_symlink(struct tnode *dir, const char *name, const char *target)
 		return err;
 	if (len > NAME_MAX + 1)
 		err = tnode_grow(n, len);
-	n->link = err ? NULL : len > NAME_MAX + 1 ? (char *)n->pages[0] : kmalloc(len);
+	n->link = err ? NULL : len > NAME_MAX + 1 ? (char *)tnode_page(n, 0) : kmalloc(len);
 	if (!n->link) {
 		tmpfs_remove(dir, name, false);
 		return err ? err : -ENOMEM;

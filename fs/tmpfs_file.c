@@ -6,6 +6,7 @@
 #include <ccos/mm.h>
 #include <ccos/time.h>
 #include <ccos/uaccess.h>
+#include <ccos/shmem.h>
 
 size_t tmpfs_pages_used;
 
@@ -46,47 +47,88 @@ static void accessed(struct tnode *n)
 		n->atime = now;
 }
 
-/* Pages past len go; the bytes of the last page past len are zeroed. */
+/*
+ * A file's data is a shared memory object (mm/shmem.c), as Linux's tmpfs
+ * is shmem: read and write copy through its frames, and mmap maps the
+ * same frames, so every mapping and every read and write see one set of
+ * bytes. Every page below the size has its frame (tnode_grow makes them
+ * all), so the 4 MiB limit counts every frame the files hold; a mapping
+ * adds none. A mapping holds the node (tmpfs_attached), so an unlinked
+ * file's data lives until its last mapping goes, as its last open file.
+ */
+static void tmpfs_attached(struct shmem *s, int delta)
+{
+	if (delta > 0)
+		tmpfs_get(s->node);
+	else
+		tmpfs_put(s->node);
+}
+
+static struct shmem *data_of(struct tnode *n)
+{
+	if (!n->data && (n->data = shmem_create(0, ""))) {
+		n->data->ino = n->ino;
+		n->data->node = n;
+		n->data->attached = tmpfs_attached;
+	}
+	return n->data;
+}
+
+struct shmem *tmpfs_shmem(struct tnode *n)
+{
+	return (n->mode & S_IFMT) == S_IFREG ? data_of(n) : NULL;
+}
+
+size_t tnode_pages(const struct tnode *n)
+{
+	return n->data ? n->data->npages : 0;
+}
+
+uint8_t *tnode_page(struct tnode *n, size_t idx)
+{
+	uint64_t frame = 0;
+
+	shmem_frame(n->data, idx, &frame);	/* made by tnode_grow: cannot fail */
+	return phys_to_virt(frame);
+}
+
+/* Pages past len go, from every mapping too (SIGBUS there); the bytes of the last page past len are zeroed. */
 void tnode_shrink(struct tnode *n, uint64_t len)
 {
-	size_t keep = (len + PAGE_SIZE - 1) / PAGE_SIZE;
+	size_t keep = (len + PAGE_SIZE - 1) / PAGE_SIZE, had = tnode_pages(n);
 
-	while (n->npages > keep) {
-		frame_free(virt_to_phys(n->pages[--n->npages]));
-		tmpfs_pages_used--;
+	if (keep < had) {
+		shmem_resize(n->data, keep);
+		tmpfs_pages_used -= had - keep;
 	}
 	if (len % PAGE_SIZE && keep)
-		memset(n->pages[keep - 1] + len % PAGE_SIZE, 0, PAGE_SIZE - len % PAGE_SIZE);
+		memset(tnode_page(n, keep - 1) + len % PAGE_SIZE, 0, PAGE_SIZE - len % PAGE_SIZE);
 	n->size = len;
 }
 
 /* Room for len bytes: zeroed pages, within the file system's limit. */
 int tnode_grow(struct tnode *n, uint64_t len)
 {
-	size_t want = (len + PAGE_SIZE - 1) / PAGE_SIZE;
-
-	uint8_t **pages;
+	size_t want = (len + PAGE_SIZE - 1) / PAGE_SIZE, had = tnode_pages(n), i;
+	struct shmem *s;
+	uint64_t frame;
 
 	/* A write inside the pages the file has needs none: without this
-	 * return, want - npages below wrapped and every such write "did not
+	 * return, want - had below wrapped and every such write "did not
 	 * fit" (issue 28). */
-	if (want <= n->npages)
+	if (want <= had)
 		return 0;
-	if (want > TMPFS_MAX_PAGES || want - n->npages > TMPFS_MAX_PAGES - tmpfs_pages_used)
+	if (want > TMPFS_MAX_PAGES || want - had > TMPFS_MAX_PAGES - tmpfs_pages_used)
 		return -ENOSPC;
-	if (!(pages = kmalloc(want * sizeof(*pages))))
+	if (!(s = data_of(n)) || shmem_resize(s, want))
 		return -ENOMEM;
-	memcpy(pages, n->pages, n->npages * sizeof(*pages));
-	kfree(n->pages);
-	n->pages = pages;
-	while (n->npages < want) {
-		uint64_t frame = frame_alloc();
-
-		if (!frame)
+	for (i = had; i < want; i++) {
+		if (shmem_frame(s, i, &frame)) {
+			shmem_resize(s, had);
 			return -ENOMEM;
-		n->pages[n->npages++] = phys_to_virt(frame);
-		tmpfs_pages_used++;
+		}
 	}
+	tmpfs_pages_used += want - had;
 	return 0;
 }
 
@@ -128,7 +170,7 @@ static ssize_t tmpfs_read(struct file *f, char __user *buf, size_t len)
 		size_t at = f->offset % PAGE_SIZE;
 		size_t chunk = MIN(MIN(len - done, PAGE_SIZE - at), n->size - f->offset);
 
-		if (copy_to_user(buf + done, n->pages[f->offset / PAGE_SIZE] + at, chunk))
+		if (copy_to_user(buf + done, tnode_page(n, f->offset / PAGE_SIZE) + at, chunk))
 			return done ? (ssize_t)done : -EFAULT;
 		done += chunk;
 		f->offset += chunk;
@@ -149,14 +191,16 @@ static ssize_t tmpfs_write(struct file *f, const char __user *buf, size_t len)
 		return 0;
 	if ((err = tnode_grow(n, f->offset + len)) < 0) {
 		/* As Linux: write what fits, and ENOSPC only when nothing did. */
-		len = n->npages * PAGE_SIZE > f->offset ? MIN(len, n->npages * PAGE_SIZE - f->offset) : 0;
+		uint64_t room = tnode_pages(n) * PAGE_SIZE;
+
+		len = room > f->offset ? MIN(len, room - f->offset) : 0;
 		if (!len)
 			return err;
 	}
 	while (done < len) {
 		size_t at = f->offset % PAGE_SIZE, chunk = MIN(len - done, PAGE_SIZE - at);
 
-		if (copy_from_user(n->pages[f->offset / PAGE_SIZE] + at, buf + done, chunk))
+		if (copy_from_user(tnode_page(n, f->offset / PAGE_SIZE) + at, buf + done, chunk))
 			break;
 		done += chunk;
 		f->offset += chunk;
@@ -182,7 +226,7 @@ void tmpfs_stat(struct tnode *n, struct stat *st)
 	st->st_nlink = n->nlink;
 	st->st_size = is_dir(n) ? 40 * n->nlink : n->link ? (int64_t)strlen(n->link) : (int64_t)n->size;
 	st->st_blksize = PAGE_SIZE;
-	st->st_blocks = n->npages * (PAGE_SIZE / 512);
+	st->st_blocks = tnode_pages(n) * (PAGE_SIZE / 512);
 	st->st_atim = n->atime;
 	st->st_mtim = n->mtime;
 	st->st_ctim = n->ctime;

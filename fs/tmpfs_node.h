@@ -19,11 +19,10 @@ struct tnode {
 	char *name;
 	uint32_t mode, uid, gid;
 	struct tnode *parent, *child, *next;	/* a directory's entries are a list */
-	uint8_t **pages;			/* a file's data, page by page */
+	struct shmem *data;			/* a file's data, made at its first page (mm/shmem.c) */
 	char *link;				/* a symbolic link's target */
 	struct tnode *node;			/* a name made by link(): the node it names */
 	struct pipe *fifo;			/* a FIFO's pipe while it is open (fs/pipe.c) */
-	size_t npages;
 	uint64_t size, ino;
 	int nlink;				/* its names (a directory: 2 + its subdirectories) */
 	int refs;				/* open files, working directories, removed children */
@@ -59,5 +58,7 @@ void tnode_touch(struct tnode *n);	/* its data changed: mtime and ctime now */
 void tnode_touch_ctime(struct tnode *n);	/* its metadata changed: ctime now */
 void tnode_shrink(struct tnode *n, uint64_t len);	/* pages past len go */
 int tnode_grow(struct tnode *n, uint64_t len);		/* room for len bytes, or -ENOSPC */
+size_t tnode_pages(const struct tnode *n);		/* its pages of data */
+uint8_t *tnode_page(struct tnode *n, size_t idx);	/* page idx (below tnode_pages) */
 
 #endif

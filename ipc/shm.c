@@ -256,7 +256,7 @@ long sys_shmdt(uint64_t addr)
 		return -EINVAL;
 	for (v = vma_next(mm, addr); v && (!obj || v->end - addr <= end); v = next) {
 		next = v->next;
-		if (!v->shmem || !v->shmem->attached || v->start - addr != v->offset ||
+		if (!v->shmem || v->shmem->attached != shm_attached || v->start - addr != v->offset ||
 		    (obj && v->shmem != obj))
 			continue;
 		if (!obj) {

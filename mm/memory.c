@@ -88,7 +88,12 @@ static int first_touch(const struct vma *v, uint64_t va, uint64_t *pte)
 	return 0;
 }
 
-/* A shared area's page: its object's frame, made by the first touch of any of its mappings. */
+/*
+ * A shared area's page: its object's frame, made by the first touch of any
+ * of its mappings. A private mapping of a file maps it read-only: its
+ * first write copies it (write_to_shared: the object keeps a reference of
+ * its own), and until then it sees the file's writes, as on Linux.
+ */
 static int shared_touch(const struct vma *v, uint64_t va, uint64_t *pte)
 {
 	uint64_t frame;
@@ -97,7 +102,7 @@ static int shared_touch(const struct vma *v, uint64_t va, uint64_t *pte)
 	if (err)
 		return err;
 	frame_get(frame);
-	*pte = frame | prot_to_pte(v->prot);
+	*pte = frame | (prot_to_pte(v->prot) & (v->cow ? ~PTE_W : ~0ul));
 	return 0;
 }
 
@@ -147,7 +152,7 @@ int handle_mm_fault(struct mm *mm, uint64_t addr, unsigned int access)
 		return -ENOMEM;
 	if (!(*pte & PTE_ADDR))
 		return v->shmem ? shared_touch(v, va, pte) : first_touch(v, va, pte);
-	if ((access & PF_WRITE) && !(*pte & PTE_W) && !v->shmem)
+	if ((access & PF_WRITE) && !(*pte & PTE_W) && !vma_shares_object(v))
 		return write_to_shared(mm, va, pte);
 	if (access & PF_WRITE)
 		*pte |= PTE_W;	/* a shared area's page: the same frame, now writable */
@@ -176,7 +181,7 @@ int copy_pages(struct mm *mm, struct mm *old, const struct vma *v)
 			return -ENOMEM;
 		if (!(*src & PTE_SHARED))
 			frame_get(*src & PTE_ADDR);
-		if (!(*src & PTE_SHARED) && !v->shmem)
+		if (!(*src & PTE_SHARED) && !vma_shares_object(v))
 			*src &= ~PTE_W;
 		*dst = *src;
 	}

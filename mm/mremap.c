@@ -42,6 +42,7 @@ static long move_mapping(struct mm *mm, struct vma *v, uint64_t old, uint64_t ol
 	n->nowrite = moved.nowrite;
 	n->offset = moved.offset + (old - moved.start);
 	n->shmem = moved.shmem;
+	n->cow = moved.cow;
 	shmem_vma_open(n);		/* the old area's reference goes with its unmapping */
 	if (moved.file) {
 		n->file = moved.file;

@@ -1,4 +1,4 @@
-/* Memory system calls: mmap, munmap, mprotect, brk, madvise, process_vm_readv and process_vm_writev. */
+/* Memory system calls: mmap, munmap, mprotect, brk, madvise, msync, process_vm_readv and process_vm_writev. */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
 #include <ccos/vm.h>
@@ -7,6 +7,8 @@
 #include <ccos/lib.h>
 #include <ccos/uaccess.h>
 #include <ccos/shmem.h>
+#include <ccos/file.h>
+#include <ccos/tmpfs.h>
 #include <asm/arch.h>
 
 static bool range_ok(uint64_t addr, uint64_t len)
@@ -68,17 +70,49 @@ static int map_anonymous(struct mm *mm, uint64_t addr, uint64_t len, int prot, b
 	return err;
 }
 
+/*
+ * A tmpfs file (/tmp): its data is a shared memory object (fs/tmpfs_file.c),
+ * which MAP_SHARED maps as anonymous shared memory is mapped, and
+ * MAP_PRIVATE maps copy on write (cow: each page copied at its first
+ * write). As Linux: the file must be open for reading, and for writing
+ * too where a shared mapping may be written (else EACCES, and mprotect
+ * may not add PROT_WRITE later: nowrite); a page past the file's end is
+ * SIGBUS. Other files are ENODEV: modules are read with read().
+ */
+static int map_file(struct mm *mm, uint64_t addr, uint64_t len, int prot, bool shared,
+		    long fd, uint64_t off)
+{
+	struct file *f = fd_get(fd);
+	struct tnode *n = f ? tmpfs_node(f) : NULL;
+	bool writable = f && file_writable(f);
+	struct shmem *s;
+	struct vma *v;
+	int err;
+
+	if (!f) {
+		err = -EBADF;
+	} else if (!n || !(s = tmpfs_shmem(n))) {
+		err = !n || tmpfs_is_dir(n) ? -ENODEV : -ENOMEM;
+	} else if (!file_readable(f) || (shared && (prot & PROT_WRITE) && !writable)) {
+		err = -EACCES;
+	} else if (!(err = mm_map_shmem(mm, addr, len, prot, s, off))) {
+		v = mm_find_vma(mm, addr);
+		v->cow = !shared;
+		v->nowrite = shared && !writable;
+	}
+	if (f)
+		file_put(f);
+	return err;
+}
+
 long sys_mmap(uint64_t addr, uint64_t len, long prot, long flags, long fd, long off)
 {
 	struct mm *mm = current()->mm;
 	long type = flags & MAP_TYPE;
 	int err;
 
-	(void)fd;
 	if (!len || off % PAGE_SIZE)
 		return -EINVAL;
-	if (!(flags & MAP_ANONYMOUS))
-		return -ENODEV;		/* only anonymous memory: modules are read with read() */
 	if (type != MAP_PRIVATE && type != MAP_SHARED && type != MAP_SHARED_VALIDATE)
 		return -EINVAL;
 	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC))
@@ -102,7 +136,12 @@ long sys_mmap(uint64_t addr, uint64_t len, long prot, long flags, long fd, long 
 		if (!addr)
 			return -ENOMEM;
 	}
-	err = map_anonymous(mm, addr, len, prot, type != MAP_PRIVATE);
+	if (!(flags & MAP_ANONYMOUS) && (uint64_t)off + len < (uint64_t)off)
+		return -EOVERFLOW;
+	if (flags & MAP_ANONYMOUS)
+		err = map_anonymous(mm, addr, len, prot, type != MAP_PRIVATE);
+	else
+		err = map_file(mm, addr, len, prot, type != MAP_PRIVATE, fd, off);
 	return err ? err : (long)addr;
 }
 
@@ -256,4 +295,26 @@ long sys_madvise(uint64_t addr, size_t len, int advice)
 		irq_window();
 	}
 	return 0;
+}
+
+#define MS_ASYNC	1
+#define MS_INVALIDATE	2
+#define MS_SYNC		4
+
+/*
+ * msync: ccos's files live in memory, and a shared mapping's pages are
+ * the file's own (fs/tmpfs_file.c), so there is nothing to write back. As
+ * Linux: the flags are checked (EINVAL), and a range with a hole in it is
+ * ENOMEM.
+ */
+long sys_msync(uint64_t addr, size_t len, int flags)
+{
+	uint64_t end = ALIGN_UP(addr + len, PAGE_SIZE);
+
+	if (addr % PAGE_SIZE || flags & ~(MS_ASYNC | MS_INVALIDATE | MS_SYNC) ||
+	    ((flags & MS_ASYNC) && (flags & MS_SYNC)))
+		return -EINVAL;
+	if (end < addr || end > USER_TOP)
+		return -ENOMEM;
+	return end == addr ? 0 : madvise_range_ok(current()->mm, addr, end);
 }

@@ -251,7 +251,7 @@ int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 		if (!(v = isolate(mm, v, s, e)))
 			return -ENOMEM;
 		v->prot = prot;
-		protect_pages(mm, s, e, prot, !v->shmem);
+		protect_pages(mm, s, e, prot, !vma_shares_object(v));
 		irq_window();
 	}
 	tlb_shootdown(mm->pml4, start, end);	/* no thread keeps the old rights */

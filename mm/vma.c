@@ -158,6 +158,7 @@ static void link(struct mm *mm, struct vma *v)
 
 void vma_insert(struct mm *mm, struct vma *v)
 {
+	v->mm = mm;
 	link(mm, v);
 	mm->vmas = insert(mm->vmas, v);
 	mm->nr_vmas++;

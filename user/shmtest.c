@@ -1,5 +1,5 @@
-/* shmtest: MAP_SHARED anonymous memory across fork, shared futexes on it, and how /proc shows it (KTAP). */
-#include "testutil.h"
+/* shmtest: MAP_SHARED anonymous memory and /tmp files (shmtest/file.c) across fork, shared futexes on them, and how /proc shows them (KTAP). */
+#include "shmtest/shmtest.h"
 
 /*
  * Private memory is each side's own after fork (cowtest); shared memory
@@ -8,7 +8,9 @@
  * (docs/memory.md). munmap, mprotect, mremap, MADV_DONTNEED and exit in
  * one process leave the pages to the others. A futex without
  * FUTEX_PRIVATE_FLAG on such a page is one futex for every process that
- * maps it, at any address. Every case holds on Linux too
+ * maps it, at any address. A file of /tmp is such memory too: its
+ * mappings, read and write see one set of bytes (shmtest/file.c). Every
+ * case holds on Linux too
  * (tools/tests/test_host.py) but the MemFree one, which is ccos's own.
  */
 
@@ -16,18 +18,13 @@
 #define MADV_DONTNEED	4
 #define MREMAP_MAYMOVE	1
 #define MREMAP_FIXED	2
-#define FUTEX_WAIT	0
-#define FUTEX_WAKE	1
-#define FUTEX_CMP_REQUEUE 4
-#define FUTEX_PRIVATE	128
-#define FUTEX2_SIZE_U32	2
 
 static char *map_shared(int pages, int prot)
 {
 	return mmap(NULL, pages * PAGE_SIZE, prot, MAP_SHARED_ANON, -1, 0);
 }
 
-static long futex(volatile int *word, int op, int val, long val2, volatile int *word2, int val3)
+long futex(volatile int *word, int op, int val, long val2, volatile int *word2, int val3)
 {
 	return syscall6(__NR_futex, (long)word, op, val, val2, (long)word2, val3);
 }
@@ -38,7 +35,7 @@ static long mremap(void *old, size_t old_len, size_t new_len, int flags, void *n
 }
 
 /* Wait for the child; its exit code (0 passed, else a mask of what it found wrong), or -1 if a signal ended it. */
-static int child_result(long pid)
+int child_result(long pid)
 {
 	int status;
 
@@ -117,7 +114,7 @@ static int test_unmap_protect_dontneed_leave_the_pages(void)
 	return munmap(m, 3 * PAGE_SIZE) == 0;
 }
 
-static int write_first_byte(void *m)
+int write_first_byte(void *m)
 {
 	*(volatile char *)m = 1;
 	return 0;
@@ -302,10 +299,25 @@ static const struct test tests[] = {
 	{ "shared_futex_between_processes", test_shared_futex_between_processes },
 	{ "shared_requeue_and_waitv", test_shared_requeue_and_waitv },
 	{ "pages_freed_with_the_last_mapping", test_pages_freed_with_the_last_mapping },
+	{ "file_mapping_shares_read_and_write", test_file_mapping_shares_read_and_write },
+	{ "file_futex_keys_on_the_file", test_file_futex_keys_on_the_file },
+	{ "file_truncate_under_a_mapping", test_file_truncate_under_a_mapping },
+	{ "file_unlinked_while_mapped", test_file_unlinked_while_mapped },
+	{ "file_private_mapping_copies", test_file_private_mapping_copies },
+	{ "file_mapping_checks_the_open_mode", test_file_mapping_checks_the_open_mode },
 };
 
 int main(int argc, char **argv, char **envp)
 {
+	int failed;
+
 	(void)argc, (void)argv, (void)envp;
-	return run_tests(tests, ARRAY_SIZE(tests));
+	snprintf(test_dir, sizeof(test_dir), "/tmp/shmtest.%ld", getpid());
+	if (syscall2(__NR_mkdir, (long)test_dir, 0755) < 0) {
+		printf("shmtest: cannot make %s\n", test_dir);
+		return 1;
+	}
+	failed = run_tests(tests, ARRAY_SIZE(tests));
+	syscall1(__NR_rmdir, (long)test_dir);
+	return failed;
 }

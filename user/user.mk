@@ -24,8 +24,9 @@ SH_OBJS := $(call parts,sh)
 SIGFRAME_OBJS := $(call parts,sigframe)
 XSTATE_OBJS := $(call parts,xstate)
 SIGSTATE_OBJS := $(call parts,sigstate)
+SHMTEST_OBJS := $(call parts,shmtest)
 PART_OBJS := $(VSYSCALLTEST_OBJS) $(MAPSTEST_OBJS) $(LABCHECK_OBJS) $(FUZZ_OBJS) $(SH_OBJS) \
-	     $(SIGFRAME_OBJS) $(XSTATE_OBJS) $(SIGSTATE_OBJS)
+	     $(SIGFRAME_OBJS) $(XSTATE_OBJS) $(SIGSTATE_OBJS) $(SHMTEST_OBJS)
 
 $(BUILD)/user/%.o: user/%.c
 	@mkdir -p $(dir $@)
@@ -52,6 +53,7 @@ $(BUILD)/user/fuzz.elf: $(FUZZ_OBJS)
 $(BUILD)/user/sigframe.elf: $(SIGFRAME_OBJS)
 $(BUILD)/user/xstate.elf: $(XSTATE_OBJS)
 $(BUILD)/user/sigstate.elf: $(SIGSTATE_OBJS)
+$(BUILD)/user/shmtest.elf: $(SHMTEST_OBJS)
 
 .SECONDARY: $(USER_PROGS:.elf=.o) $(USER_LIB_OBJS) $(PART_OBJS)
 

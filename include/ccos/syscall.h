@@ -175,6 +175,7 @@ long sys_sched_setaffinity(int pid, unsigned int len, const void __user *mask);
 /* drivers/char/random.c; mm/sys_mm.c */
 long sys_getrandom(void __user *buf, size_t len, unsigned int flags);
 long sys_madvise(uint64_t addr, size_t len, int advice);
+long sys_msync(uint64_t addr, size_t len, int flags);
 long sys_sched_setparam(int pid, const int __user *param);
 long sys_sched_getparam(int pid, int __user *param);
 long sys_sched_setscheduler(int pid, int policy, const int __user *param);

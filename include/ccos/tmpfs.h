@@ -40,6 +40,10 @@ bool tmpfs_is_dir(struct tnode *n);
 void tmpfs_get(struct tnode *n);	/* a working directory's or an open file's reference */
 void tmpfs_put(struct tnode *n);
 long tmpfs_path(struct tnode *n, char *buf, size_t size);	/* "/tmp/a/b", for getcwd */
+/* "/tmp/a/b", or "/tmp/a/b (deleted)" once unlinked, for /proc/PID/maps: its length, or < 0. */
+long tmpfs_maps_name(struct tnode *n, char *buf, size_t size);
+/* A regular file's data, which mmap maps (mm/shmem.c): NULL for any other node, or out of memory. */
+struct shmem *tmpfs_shmem(struct tnode *n);
 struct file *tmpfs_open(struct tnode *n, int flags, long *err);
 long tmpfs_make(struct tnode *dir, const char *name, uint32_t mode, struct tnode **n);
 long tmpfs_symlink(struct tnode *dir, const char *name, const char *target);

@@ -11,7 +11,10 @@ struct vma {
 	bool shared;		/* kernel-owned frames (the vDSO): never written */
 	const char *name;	/* a path, "[heap]", "[stack]", or NULL */
 	uint64_t offset;	/* in the file, for ELF segments; in the object, for shared memory */
-	struct shmem *shmem;	/* MAP_SHARED anonymous memory or a SysV segment (mm/shmem.c), or NULL */
+	struct shmem *shmem;	/* MAP_SHARED anonymous memory, a SysV segment or a tmpfs file (mm/shmem.c), or NULL */
+	bool cow;		/* MAP_PRIVATE of a file: the object's pages, copied at the first write */
+	struct vma *shm_next;	/* the object's next area (its list, mm/shmem.c) */
+	struct mm *mm;		/* the address space it is in (vma_insert) */
 	bool nowrite;		/* shmat's SHM_RDONLY: mprotect may not add PROT_WRITE (EACCES) */
 	/* An ELF segment's bytes, which a page's first touch maps or copies (mm/memory.c): */
 	const uint8_t *file;	/* the byte that lies at file_start */
@@ -36,6 +39,12 @@ struct mm {
 	uint64_t arg_start, arg_end;	/* exec's argument strings, which /proc/PID/cmdline reads */
 	int refs;
 };
+
+/* The area's pages are its object's in every mapping: MAP_SHARED (not a private file's copies). */
+static inline bool vma_shares_object(const struct vma *v)
+{
+	return v->shmem && !v->cow;
+}
 
 /* mm/vm.c: address spaces */
 struct mm *mm_create(void);

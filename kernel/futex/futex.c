@@ -50,7 +50,7 @@ int get_futex_key(struct mm *mm, uint64_t uaddr, bool private, struct futex_key 
 		return 0;
 	if (!(v = mm_find_vma(mm, uaddr)))
 		return -EFAULT;
-	if (v->shmem) {
+	if (vma_shares_object(v)) {
 		*key = (struct futex_key){ .space = v->shmem, .offset = uaddr - v->start + v->offset,
 					   .shmem = true };
 		shmem_get(v->shmem);

@@ -56,6 +56,7 @@ const syscall_fn syscall_table[NR_SYSCALLS] = {
 	ENTRY(__NR_select, sys_select),
 	ENTRY(__NR_sched_yield, sys_sched_yield),
 	ENTRY(__NR_mremap, sys_mremap),
+	ENTRY(__NR_msync, sys_msync),
 	ENTRY(__NR_madvise, sys_madvise),
 	ENTRY(__NR_shmget, sys_shmget),
 	ENTRY(__NR_shmat, sys_shmat),

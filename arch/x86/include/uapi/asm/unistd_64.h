@@ -33,6 +33,7 @@
 #define __NR_select		23
 #define __NR_sched_yield	24
 #define __NR_mremap		25
+#define __NR_msync		26
 #define __NR_madvise		28
 #define __NR_shmget		29
 #define __NR_shmat		30
