@@ -63,7 +63,7 @@ static bool continues(const struct vma *a, const struct vma *b)
 	bool same_name = a->name == b->name || (a->name && b->name && !strcmp(a->name, b->name));
 	bool file = a->name && a->name[0] != '[';
 
-	return b->start == a->end && b->prot == a->prot && same_name && a->shmem == b->shmem &&
+	return b->start == a->end && b->prot == a->prot && same_name && a->shmem == b->shmem && a->cow == b->cow &&
 	       a->nowrite == b->nowrite && (!file || b->offset == a->offset + (a->end - a->start));
 }
 

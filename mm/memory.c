@@ -150,8 +150,17 @@ int handle_mm_fault(struct mm *mm, uint64_t addr, unsigned int access)
 		return -EFAULT;
 	if (!(pte = pte_lookup(mm->pml4, va, true)))
 		return -ENOMEM;
-	if (!(*pte & PTE_ADDR))
-		return v->shmem ? shared_touch(v, va, pte) : first_touch(v, va, pte);
+	if (!(*pte & PTE_ADDR)) {
+		int err = v->shmem ? shared_touch(v, va, pte) : first_touch(v, va, pte);
+
+		/*
+		 * A write to a page its first touch maps read-only (a module's,
+		 * a file's under MAP_PRIVATE) copies it now: the kernel's own
+		 * copies into an address space (copy_to_mm) ask once.
+		 */
+		if (err || !(access & PF_WRITE) || (*pte & PTE_W))
+			return err;
+	}
 	if ((access & PF_WRITE) && !(*pte & PTE_W) && !vma_shares_object(v))
 		return write_to_shared(mm, va, pte);
 	if (access & PF_WRITE)
