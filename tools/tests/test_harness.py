@@ -188,8 +188,10 @@ def test_iso_modules_follow_the_makefile():
 
 
 def test_full_cmdline():
-    assert Config("c").full_cmdline == "vsyscall=emulate"
-    assert Config("c", mode="none", cmdline="ktest -- a").full_cmdline == "vsyscall=none ktest -- a"
+    pti = " pti=" + harness.PTI if harness.PTI else ""    # make test PTI=...
+    assert Config("c").full_cmdline == "vsyscall=emulate" + pti
+    assert Config("c", mode="none", cmdline="ktest -- a").full_cmdline == "vsyscall=none%s ktest -- a" % pti
+    assert Config("c", cmdline="pti=off -- a").full_cmdline == "vsyscall=emulate pti=off -- a"
 
 
 # tools/summary, on junit XML written here.
