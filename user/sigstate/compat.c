@@ -42,6 +42,13 @@ __asm__(".text\n"
  * itself, still in 64-bit mode: NO_COMPAT, a skip there.
  */
 #define NO_COMPAT	78
+#define NO_COMPAT_WHY	"this host has no 32-bit code segment at 0x23: " \
+			"the far jump faulted (#GP or #NP with its selector)"
+
+static int no_compat(int status)
+{
+	return status > 0 && WIFEXITED(status) && WEXITSTATUS(status) == NO_COMPAT;
+}
 
 static void on_compat_fault(int sig, siginfo_t *si, void *ctx)
 {
@@ -76,9 +83,8 @@ int test_compat_syscall(void)
 	/* returned, or #UD on an Intel CPU */
 	if (status == 0 || (WIFSIGNALED(status) && WTERMSIG(status) == SIGILL))
 		return 1;
-	if (status > 0 && WIFEXITED(status) && WEXITSTATUS(status) == NO_COMPAT)
-		return skip("this host has no 32-bit code segment at 0x23: "
-			    "the far jump faulted (#GP or #NP with its selector)");
+	if (no_compat(status))
+		return skip(NO_COMPAT_WHY);
 	return ktap_fail("wait status %#x", status);
 }
 
@@ -143,9 +149,8 @@ int test_compat_stack(void)
 
 	if (status == 0)
 		return 1;
-	if (status > 0 && WIFEXITED(status) && WEXITSTATUS(status) == NO_COMPAT)
-		return skip("this host has no 32-bit code segment at 0x23: "
-			    "the far jump faulted (#GP or #NP with its selector)");
+	if (no_compat(status))
+		return skip(NO_COMPAT_WHY);
 	return ktap_fail("wait status %#x: a push in 32-bit mode faulted (the # line above)", status);
 }
 
@@ -181,7 +186,7 @@ int test_compat_lret(void)
 	if (status == 0 || (on_ccos() && status > 0 && WIFEXITED(status) &&
 			    WEXITSTATUS(status) == SIGSEGV))
 		return 1;
-	if (status > 0 && WIFEXITED(status) && WEXITSTATUS(status) == NO_COMPAT)
-		return skip("this host has no 32-bit code segment at 0x23");
+	if (no_compat(status))
+		return skip(NO_COMPAT_WHY);
 	return ktap_fail("wait status %#x, expected a return or (QEMU 7.2) SIGSEGV", status);
 }
