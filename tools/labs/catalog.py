@@ -9,6 +9,8 @@ them so.
 """
 import dataclasses
 
+import ptiaudit
+
 from checks import (answers, count_between, exit_on_user_table, gate, kernel_on_its_table, kernel_user_half_nx, ktap, line,
                     only_fixmap_user, page, ring3_on_user_table, user_table_pages, user_tables_only_to)
 
@@ -43,21 +45,7 @@ def ccos_lab_break(sym, mnemonic, to_user_only):
                                           if to_user_only else ""))
         pc += insn["length"]
 end
-break main
-continue
-echo @@@ user\n
-print/x $cs
-print/x $cr3
-python gdb.execute("monitor cpu %d" % (gdb.selected_thread().num - 1))
-monitor info tlb
-echo @@@ kernel\n
-delete
-break syscall_dispatch
-continue
-print/x $cs
-print/x $cr3
-ccos-pt 0x400000
-echo @@@ sysret\n
+""" + ptiaudit.GDB_USER_STOP + ptiaudit.GDB_KERNEL_STOP + r"""echo @@@ sysret\n
 delete
 python ccos_lab_break("syscall_entry_pti", "sysret", False)
 continue

@@ -21,6 +21,27 @@ USER_RO = (True, False, False)  # (user, writable, executable)
 USER_RX = (True, False, True)
 
 
+# The two stops both audits make under gdb (test_pti.py's script, lab 8's): in ring 3 at
+# init's main, that CPU's CR3 as QEMU walks it; in syscall_dispatch, the kernel's CR3 and
+# its PML4 entry of the user half.
+GDB_USER_STOP = r"""break main
+continue
+echo @@@ user\n
+print/x $cs
+print/x $cr3
+python gdb.execute("monitor cpu %d" % (gdb.selected_thread().num - 1))
+monitor info tlb
+"""
+GDB_KERNEL_STOP = r"""echo @@@ kernel\n
+delete
+break syscall_dispatch
+continue
+print/x $cs
+print/x $cr3
+ccos-pt 0x400000
+"""
+
+
 def kernel_symbols(build=None):
     """{name: (address, size)} of build/kernel.elf (nm -S)."""
     out = subprocess.run(["nm", "-S", os.path.join(build or harness.BUILD, "kernel.elf")],

@@ -17,7 +17,7 @@ import pytest
 
 import harness
 from harness import Config
-from ptiaudit import PAGE, describe, expected_pages, printed_values, tlb_pages
+from ptiaudit import GDB_KERNEL_STOP, GDB_USER_STOP, PAGE, describe, expected_pages, printed_values, tlb_pages
 from test_gdb import GDB, run_session
 
 # (name, vsyscall mode, firmware, CPUs, more kernel arguments)
@@ -32,24 +32,7 @@ AUDITS = [
     ("none-uefi-1", "none", "uefi", 1, ""),
 ]
 
-SCRIPT = r"""
-break main
-continue
-echo @@@ user\n
-print/x $cs
-print/x $cr3
-python gdb.execute("monitor cpu %d" % (gdb.selected_thread().num - 1))
-monitor info tlb
-echo @@@ comm\n
-print $ccos_comm()
-echo @@@ kernel\n
-delete
-break syscall_dispatch
-continue
-print/x $cs
-print/x $cr3
-ccos-pt 0x400000
-echo @@@ pti\n
+SCRIPT = GDB_USER_STOP + "echo @@@ comm\\n\nprint $ccos_comm()\n" + GDB_KERNEL_STOP + r"""echo @@@ pti\n
 ccos-pti
 echo @@@ end\n
 """
