@@ -1,4 +1,4 @@
-/* bench: TSC cycles of each way to ask the time, of lmbench's paths and of mmap and mprotect among many areas, a batch at a time (for `make bench`, not a test). */
+/* bench: TSC cycles of each way to ask the time, of lmbench's paths and of mmap and mprotect among many areas, in batches that no tick fell into (for `make bench`, not a test). */
 #include "ulib.h"
 #include "gate.h"
 #include "vdso.h"
@@ -22,12 +22,107 @@ static int vsyscall_callable(void)
 }
 
 /*
- * One line per figure: `bench: NAME PATH CYCLES`, CYCLES for a batch of
- * BATCH calls. tools/bench subtracts the empty loop's batch (`loop`) and
- * turns cycles into guest instructions.
+ * A figure is the best of 5 batches that no timer tick fell into. A tick
+ * costs thousands of instructions; a batch that pays for one and a batch
+ * that does not differ by that, so a figure with ticks in it moves with
+ * the ticks' phase, from run to run and from one compiler to another.
+ * times() returns the tick count: a batch is clean when it did not move
+ * across it (the two calls lie outside the timed part). A batch of BATCH
+ * slow calls never fits between two ticks (one every 10 ms: 78,125
+ * instructions under make bench's -icount shift=7), so it shrinks to 10
+ * calls, then 2, then 1; a call longer than a tick keeps its ticks, the
+ * best of the single calls tried.
  */
-#define REPORT(name, path, call)					\
-	printf("bench: %-13s %-8s %8lu\n", name, path, CYCLES_PER_BATCH(call))
+static const long batch_sizes[] = { BATCH, 10, 2, 1 };
+#define NSIZES	4
+#define CLEAN	5	/* clean batches a figure needs */
+#define TRIES	20	/* batches tried at each size */
+
+struct batches {
+	int size;		/* index into batch_sizes */
+	int tries, clean;
+	unsigned long best, best_ticked;
+};
+
+/* The empty loop's cycles, at each size: subtracted from every figure. */
+static unsigned long loop_cycles[NSIZES];
+
+static long ticks(void)
+{
+	return syscall1(__NR_times, 0);
+}
+
+static long batch_calls(const struct batches *b)
+{
+	return batch_sizes[b->size];
+}
+
+static int batches_done(const struct batches *b)
+{
+	return b->clean == CLEAN || (b->size == NSIZES - 1 && b->tries == TRIES);
+}
+
+/* One batch measured: keep the best, and shrink the batch when TRIES found too few clean. */
+static void batch_measured(struct batches *b, unsigned long cycles, int ticked)
+{
+	b->tries++;
+	if (!ticked) {
+		b->clean++;
+		if (cycles < b->best)
+			b->best = cycles;
+	} else if (cycles < b->best_ticked) {
+		b->best_ticked = cycles;
+	}
+	if (b->clean < CLEAN && b->tries == TRIES && b->size < NSIZES - 1)
+		*b = (struct batches){ b->size + 1, 0, 0, ~0UL, ~0UL };
+}
+
+/* The net cycles of a figure: its best batch (a clean one if any) less the empty loop's. */
+static unsigned long batch_net(const struct batches *b)
+{
+	unsigned long best = b->clean ? b->best : b->best_ticked;
+
+	return best > loop_cycles[b->size] ? best - loop_cycles[b->size] : 0;
+}
+
+/* Batches of `call` from size `first` on, until batches_done; the loop is never unrolled (gate.h). */
+#define MEASURE(b, first, call) do {					\
+	*(b) = (struct batches){ first, 0, 0, ~0UL, ~0UL };		\
+	while (!batches_done(b)) {					\
+		long n_ = batch_calls(b), i_, tick_ = ticks();		\
+		unsigned long t_ = rdtsc();				\
+		_Pragma("GCC unroll 1")					\
+		for (i_ = 0; i_ < n_; i_++)				\
+			call;						\
+		t_ = rdtsc() - t_;					\
+		batch_measured(b, t_, ticks() != tick_);		\
+	}								\
+} while (0)
+
+/*
+ * One line per figure: `bench: NAME PATH CYCLES CALLS`, the net CYCLES of a
+ * batch of CALLS calls; tools/bench turns them into guest instructions.
+ */
+#define REPORT(name, path, call) do {					\
+	struct batches b_;						\
+	MEASURE(&b_, 0, call);						\
+	printf("bench: %-13s %-8s %8lu %ld\n", name, path,		\
+	       batch_net(&b_), batch_calls(&b_));			\
+} while (0)
+
+/* The empty loop at each size; `bench: loop - CYCLES BATCH` gives tools/bench its own cost. */
+static void measure_loop(void)
+{
+	struct batches b;
+	int size;
+
+	for (size = 0; size < NSIZES; size++) {
+		MEASURE(&b, size, __asm__ volatile(""));
+		loop_cycles[size] = b.best;
+		if (size == 0)
+			printf("bench: %-13s %-8s %8lu %ld\n", "loop", "-", b.best, (long)BATCH);
+	}
+}
 
 #define NAREAS	16384
 
@@ -160,7 +255,7 @@ static void bench_all(unsigned long started)
 	unsigned int cpu, node;
 
 	printf("bench: batch %d calls; init started at TSC %lu\n", BATCH, started);
-	REPORT("loop", "-", __asm__ volatile(""));
+	measure_loop();
 	REPORT("null", "syscall", getppid());
 	REPORT("gettimeofday", "syscall", gettimeofday(&tv, NULL));
 	REPORT("time", "syscall", time(NULL));

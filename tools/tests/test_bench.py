@@ -3,7 +3,8 @@
 The bench boots of configs.py run user/bench as init under QEMU's -icount,
 where every figure is an exact count of guest instructions. The table's
 "ccos" column must say what the kernel does today: within 3% (or 2
-instructions), so that a change which moves a cost makes the table move too.
+instructions; 5% for a call longer than a tick, which keeps one or two), so
+that a change which moves a cost makes the table move too.
 """
 import os
 import re
@@ -30,6 +31,9 @@ LMBENCH = {
 }
 # Paths whose figure moves with which of parent and child runs first (which one copies).
 FORKS = {"fork+exit+wait", "fork+execve+wait"}
+# A call longer than a tick (78,125 instructions) keeps one or two of them, a few thousand
+# instructions each (tools/bench).
+LONG = {"mmap, touch, munmap: 64 pages"}
 # | what | ccos before | ccos | Linux 6.1 | ...
 ROW = re.compile(r"^\| (null system call|gettimeofday|time|getcpu|boot|%s)[^|]*\|[^|]*\|([^|]+)\|"
                  % "|".join(re.escape(k) for k in LMBENCH))
@@ -80,7 +84,7 @@ def test_cost_table(row):
     assert len(doc[row]) == len(now[row]), "docs/vsyscall.md, %s: %d figures, expected %d" % (
         row, len(doc[row]), len(now[row]))
     for said, got in zip(doc[row], now[row]):
-        tolerance = (0.05 * got if row == "boot" else 0.25 * got if row in FORKS
+        tolerance = (0.05 * got if row == "boot" or row in LONG else 0.25 * got if row in FORKS
                      else max(2, 0.03 * got))
         assert abs(said - got) <= tolerance, (
             "docs/vsyscall.md's cost table, %s: says %s, make bench measures %s now (%s);"
