@@ -10,6 +10,7 @@ static const char *const programs[] = {
 	"/bin/shmtest",
 	"/bin/sysvshm",
 	"/bin/futexpi",
+	"/bin/futexclock",
 	"/bin/sysched",
 	"/bin/sysfile",
 	"/bin/systime",

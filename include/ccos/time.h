@@ -40,6 +40,22 @@ long timeout_deadline(const struct timespec __user *uts, uint64_t *deadline); /*
 int do_settimeofday(const struct timespec *ts, const struct timezone *tz);	/* either may be NULL */
 void ktime_boot_wall(struct timespec *ts);	/* the wall clock at boot */
 
+/*
+ * The end of a wait (kernel/time/sys_time.c): a time of CLOCK_MONOTONIC,
+ * or of the wall clock (CLOCK_REALTIME, CLOCK_TAI) for a wait until an
+ * absolute time of it, which then follows the clock when it is set, as
+ * Linux's hrtimers on the REALTIME base do. Such a wait sleeps on
+ * clock_was_set (deadline_chan says so), which setting the clock wakes.
+ */
+struct deadline {
+	clockid_t clock;
+	uint64_t ns;		/* the time on clock; 0: none */
+};
+extern const char clock_was_set;
+const void *deadline_chan(const struct deadline *d, const void *chan);	/* what to sleep on */
+bool deadline_passed(const struct deadline *d);
+void sleep_until_deadline(const void *chan, const struct deadline *d);
+
 /* CPU-time clocks (kernel/time/posix-cpu-timers.c), under the kernel lock; -EINVAL for none. */
 bool is_cpu_clock(clockid_t clock);
 int cpu_clock_resolve(clockid_t clock, clockid_t *resolved);	/* pid 0 made the caller's */

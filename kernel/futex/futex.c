@@ -148,12 +148,12 @@ long futex_wake(struct mm *mm, uint64_t uaddr, int n)
 	return woken;
 }
 
-/* Sleep while *uaddr == val, until a wake, the deadline (ns, 0 for none) or a signal. */
-static long futex_wait(uint32_t __user *uaddr, bool private, uint32_t val, uint64_t deadline,
-		       uint32_t bitset)
+/* Sleep while *uaddr == val, until a wake, the deadline or a signal. */
+static long futex_wait(uint32_t __user *uaddr, bool private, uint32_t val,
+		       const struct deadline *deadline, uint32_t bitset)
 {
 	struct process *p = current();
-	struct futex_waiter w = { .bitset = bitset, .sleeper = &w };
+	struct futex_waiter w = { .bitset = bitset, .sleeper = deadline_chan(deadline, &w) };
 	uint32_t cur;
 	long err;
 
@@ -168,8 +168,8 @@ static long futex_wait(uint32_t __user *uaddr, bool private, uint32_t val, uint6
 		return err;
 	}
 	futex_enqueue(&w);
-	while (w.queued && !signal_pending(p) && (!deadline || ktime_get_ns() < deadline))
-		sleep_until(&w, deadline);
+	while (w.queued && !signal_pending(p) && !deadline_passed(deadline))
+		sleep_until_deadline(w.sleeper, deadline);
 	if (w.queued) {
 		futex_dequeue(&w);
 		err = signal_pending(p) ? -EINTR : -ETIMEDOUT;
@@ -198,17 +198,18 @@ static long futex_wake_op(struct mm *mm, uint64_t uaddr, bool private, uint32_t 
 }
 
 /*
- * The deadline on CLOCK_MONOTONIC in ns: FUTEX_WAIT's timeout is relative
- * (monotonic), FUTEX_WAIT_BITSET's absolute, on CLOCK_REALTIME if the op
- * says so. 0 (none) for no timeout or one past the end of time; 1 for one
- * already past.
+ * The end of the wait: FUTEX_WAIT's timeout is relative (monotonic), the
+ * others' absolute, on CLOCK_REALTIME if the op says so, and then it
+ * follows the clock when it is set (sleep_until_deadline), as Linux's
+ * absolute hrtimer on that clock. None for no timeout or one past the end
+ * of time.
  */
-static long futex_deadline(int op, const struct timespec __user *utime, uint64_t *deadline)
+static long futex_deadline(int op, const struct timespec __user *utime, struct deadline *d)
 {
-	struct timespec ts, now;
-	int64_t ns, mono = ktime_get_ns();
+	struct timespec ts;
+	int64_t ns;
 
-	*deadline = 0;
+	*d = (struct deadline){ .clock = op & FUTEX_CLOCK_REALTIME ? CLOCK_REALTIME : CLOCK_MONOTONIC };
 	if (!utime)
 		return 0;
 	if (copy_from_user(&ts, utime, sizeof(ts)))
@@ -218,13 +219,10 @@ static long futex_deadline(int op, const struct timespec __user *utime, uint64_t
 	if (ts.tv_sec > (1l << 62) / NSEC_PER_SEC)
 		return 0;
 	ns = ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-	if ((op & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME)) == FUTEX_WAIT) {
-		*deadline = mono + ns;
-		return 0;
-	}
-	do_clock_gettime(op & FUTEX_CLOCK_REALTIME ? CLOCK_REALTIME : CLOCK_MONOTONIC, &now);
-	ns += mono - (now.tv_sec * NSEC_PER_SEC + now.tv_nsec);	/* now on CLOCK_MONOTONIC */
-	*deadline = ns > 0 ? ns : 1;
+	if ((op & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME)) == FUTEX_WAIT)
+		*d = (struct deadline){ .clock = CLOCK_MONOTONIC, .ns = ktime_get_ns() + ns };
+	else
+		d->ns = MAX(ns, 1);	/* 0 would be none */
 	return 0;
 }
 
@@ -242,7 +240,7 @@ long sys_futex(uint32_t __user *uaddr, int op, uint32_t val, const struct timesp
 	int cmd = op & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
 	bool private = op & FUTEX_PRIVATE_FLAG;
 	long n2 = (long)(uint32_t)(uint64_t)utime, err;
-	uint64_t deadline;
+	struct deadline deadline = { 0 };
 	uint32_t cur;
 
 	if ((op & FUTEX_CLOCK_REALTIME) && cmd != FUTEX_WAIT && cmd != FUTEX_WAIT_BITSET &&
@@ -261,7 +259,7 @@ long sys_futex(uint32_t __user *uaddr, int op, uint32_t val, const struct timesp
 			return -EINVAL;
 		if ((err = futex_deadline(op, utime, &deadline)))
 			return err;
-		return futex_wait(uaddr, private, val, deadline, val3);
+		return futex_wait(uaddr, private, val, &deadline, val3);
 	case FUTEX_WAKE:
 		val3 = FUTEX_BITSET_MATCH_ANY;
 		/* fall through */
@@ -292,8 +290,7 @@ long sys_futex(uint32_t __user *uaddr, int op, uint32_t val, const struct timesp
 		    (err = futex_deadline(cmd == FUTEX_LOCK_PI ? op | FUTEX_CLOCK_REALTIME : op,
 					  utime, &deadline)))
 			return err;
-		return futex_lock_pi(uaddr, private, cmd == FUTEX_TRYLOCK_PI ? 0 : deadline,
-				     cmd == FUTEX_TRYLOCK_PI);
+		return futex_lock_pi(uaddr, private, &deadline, cmd == FUTEX_TRYLOCK_PI);
 	case FUTEX_UNLOCK_PI:
 		return futex_unlock_pi(uaddr, private);
 	case FUTEX_WAIT_REQUEUE_PI:
@@ -306,7 +303,7 @@ long sys_futex(uint32_t __user *uaddr, int op, uint32_t val, const struct timesp
 			return val != 1 ? -EINVAL : futex_cmp_requeue_pi(uaddr, private, (int)n2, uaddr2, val3);
 		if ((err = futex_deadline(op, utime, &deadline)))
 			return err;
-		return futex_wait_requeue_pi(uaddr, private, val, deadline, uaddr2);
+		return futex_wait_requeue_pi(uaddr, private, val, &deadline, uaddr2);
 	}
 	return -ENOSYS;
 }
@@ -378,7 +375,7 @@ long sys_futex_waitv(const struct futex_waitv __user *uwaitv, unsigned int n, un
 {
 	struct process *p = current();
 	struct futex_waiter *w;
-	uint64_t deadline = 0;
+	struct deadline deadline;
 	long err, woken = -1;
 	unsigned int i;
 
@@ -391,7 +388,7 @@ long sys_futex_waitv(const struct futex_waitv __user *uwaitv, unsigned int n, un
 		return err;
 	if (!(w = kzalloc(n * sizeof(*w))))
 		return -ENOMEM;
-	if ((err = waitv_setup(w, uwaitv, n, w))) {
+	if ((err = waitv_setup(w, uwaitv, n, deadline_chan(&deadline, w)))) {
 		for (i = 0; i < n; i++)
 			put_futex_key(&w[i].key);
 		kfree(w);
@@ -399,12 +396,12 @@ long sys_futex_waitv(const struct futex_waitv __user *uwaitv, unsigned int n, un
 	}
 	for (i = 0; i < n; i++)
 		futex_enqueue(&w[i]);
-	while (!signal_pending(p) && (!deadline || ktime_get_ns() < deadline)) {
+	while (!signal_pending(p) && !deadline_passed(&deadline)) {
 		for (i = 0; i < n && w[i].queued; i++)
 			;
 		if (i < n)
 			break;
-		sleep_until(w, deadline);
+		sleep_until_deadline(w->sleeper, &deadline);
 	}
 	for (i = 0; i < n; i++) {
 		if (w[i].queued)

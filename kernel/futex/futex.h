@@ -67,10 +67,11 @@ bool same_key(const struct futex_key *a, const struct futex_key *b);
 long futex_cmpxchg_user(uint32_t __user *p, uint32_t *old, uint32_t new);	/* robust.c */
 
 /* pi.c: the PI operations, called by sys_futex with the key's private flag and the deadline. */
-long futex_lock_pi(uint32_t __user *uaddr, bool private, uint64_t deadline, bool trylock);
+struct deadline;
+long futex_lock_pi(uint32_t __user *uaddr, bool private, const struct deadline *deadline, bool trylock);
 long futex_unlock_pi(uint32_t __user *uaddr, bool private);
-long futex_wait_requeue_pi(uint32_t __user *uaddr, bool private, uint32_t val, uint64_t deadline,
-			   uint32_t __user *uaddr2);
+long futex_wait_requeue_pi(uint32_t __user *uaddr, bool private, uint32_t val,
+			   const struct deadline *deadline, uint32_t __user *uaddr2);
 long futex_cmp_requeue_pi(uint32_t __user *uaddr, bool private, int nr_requeue,
 			  uint32_t __user *uaddr2, uint32_t cmpval);
 void futex_pi_owner_died(struct mm *mm, uint64_t uaddr);

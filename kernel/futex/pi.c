@@ -86,14 +86,14 @@ static long lock_word(uint32_t __user *uaddr, uint32_t tid, bool waiters)
  * again (0: its robust owner died), the deadline (-ETIMEDOUT) or a signal
  * (-ERESTARTNOINTR, as Linux: the call starts over after the handler).
  */
-static long pi_sleep(struct futex_waiter *w, uint64_t deadline)
+static long pi_sleep(struct futex_waiter *w, const struct deadline *deadline)
 {
 	struct process *p = current();
 
 	w->got_lock = false;
 	futex_enqueue(w);
-	while (w->queued && !signal_pending(p) && (!deadline || ktime_get_ns() < deadline))
-		sleep_until(w, deadline);
+	while (w->queued && !signal_pending(p) && !deadline_passed(deadline))
+		sleep_until_deadline(w->sleeper, deadline);
 	if (!w->queued)
 		return w->got_lock;
 	futex_dequeue(w);
@@ -101,11 +101,12 @@ static long pi_sleep(struct futex_waiter *w, uint64_t deadline)
 }
 
 /* FUTEX_LOCK_PI, LOCK_PI2 and TRYLOCK_PI (which never sleeps: -EAGAIN when it would). */
-long futex_lock_pi(uint32_t __user *uaddr, bool private, uint64_t deadline, bool trylock)
+long futex_lock_pi(uint32_t __user *uaddr, bool private, const struct deadline *deadline,
+		   bool trylock)
 {
 	struct process *p = current();
 	struct futex_waiter w = { .pi = true, .tid = p->pid, .bitset = FUTEX_BITSET_MATCH_ANY,
-				  .sleeper = &w };
+				  .sleeper = deadline_chan(deadline, &w) };
 	long err;
 
 	if ((err = get_futex_key(p->mm, (uint64_t)uaddr, private, &w.key)))
@@ -170,12 +171,12 @@ long futex_unlock_pi(uint32_t __user *uaddr, bool private)
  * cannot start over as it was (the condition's word has moved on), and
  * Linux answers -EAGAIN.
  */
-long futex_wait_requeue_pi(uint32_t __user *uaddr, bool private, uint32_t val, uint64_t deadline,
-			   uint32_t __user *uaddr2)
+long futex_wait_requeue_pi(uint32_t __user *uaddr, bool private, uint32_t val,
+			   const struct deadline *deadline, uint32_t __user *uaddr2)
 {
 	struct process *p = current();
-	struct futex_waiter w = { .requeue_pi = true, .tid = p->pid,
-				  .bitset = FUTEX_BITSET_MATCH_ANY, .sleeper = &w };
+	struct futex_waiter w = { .requeue_pi = true, .tid = p->pid, .bitset = FUTEX_BITSET_MATCH_ANY,
+				  .sleeper = deadline_chan(deadline, &w) };
 	uint32_t cur;
 	long err;
 
@@ -193,8 +194,8 @@ long futex_wait_requeue_pi(uint32_t __user *uaddr, bool private, uint32_t val, u
 		err = -EAGAIN;
 	if (!err) {
 		futex_enqueue(&w);
-		while (w.queued && !signal_pending(p) && (!deadline || ktime_get_ns() < deadline))
-			sleep_until(&w, deadline);
+		while (w.queued && !signal_pending(p) && !deadline_passed(deadline))
+			sleep_until_deadline(w.sleeper, deadline);
 		if (w.queued) {
 			futex_dequeue(&w);
 			err = !signal_pending(p) ? -ETIMEDOUT : w.pi ? -EAGAIN : -ERESTARTNOINTR;

@@ -56,13 +56,42 @@ long sys_clock_getres(int clock, struct timespec __user *uts)
 #define SETTOD_SEC_MAX	(9223372036l - 30l * 365 * 24 * 60 * 60)
 
 /*
- * Sleepers until a time of the wall clock wait on this besides their
- * monotonic deadline: setting the clock wakes them to look at it again
- * (sleep_until_wall), as Linux's clock_was_set retriggers its timers of
- * absolute wall-clock time. The POSIX timers of that kind look at the
- * clock at every tick (posix-timers.c).
+ * Sleepers until a time of the wall clock sleep on this channel, with the
+ * monotonic time at which the clock would read it as their deadline:
+ * setting the clock wakes them to look at it again, as Linux's
+ * clock_was_set retriggers its timers of absolute wall-clock time. A
+ * futex waiter with such a deadline sleeps here too (deadline_chan), and
+ * its wake wakes the others, which look and sleep again. The POSIX timers
+ * of that kind look at the clock at every tick (posix-timers.c).
  */
-static const char clock_was_set;
+const char clock_was_set;
+
+/* Where a wait until d sleeps: the wall clock's channel for a wall-clock time, else chan. */
+const void *deadline_chan(const struct deadline *d, const void *chan)
+{
+	return d->ns && d->clock != CLOCK_MONOTONIC ? &clock_was_set : chan;
+}
+
+static int64_t clock_now_ns(clockid_t clock)
+{
+	struct timespec now;
+
+	do_clock_gettime(clock, &now);
+	return now.tv_sec * NSEC_PER_SEC + now.tv_nsec;
+}
+
+bool deadline_passed(const struct deadline *d)
+{
+	return d->ns && clock_now_ns(d->clock) >= (int64_t)d->ns;
+}
+
+/* Sleep on chan until woken, or until d as its clock reads now (a tick late at most). */
+void sleep_until_deadline(const void *chan, const struct deadline *d)
+{
+	int64_t left = d->ns ? (int64_t)d->ns - clock_now_ns(d->clock) : 0;
+
+	sleep_until(chan, d->ns ? ktime_get_ns() + MAX(left, 1) : 0);
+}
 
 /*
  * As Linux's do_sys_settimeofday64: a time it cannot keep (negative, past
@@ -202,18 +231,14 @@ long sys_nanosleep(const struct timespec __user *ureq, struct timespec __user *r
  */
 static long sleep_until_wall(clockid_t clock, int64_t at)
 {
-	struct timespec now;
-	int64_t left;
+	struct deadline d = { .clock = clock, .ns = MAX(at, 1) };
 
-	for (;;) {
-		do_clock_gettime(clock, &now);
-		left = at - (now.tv_sec * NSEC_PER_SEC + now.tv_nsec);
-		if (left <= 0)
-			return 0;
-		sleep_until(&clock_was_set, ktime_get_ns() + left);
+	while (!deadline_passed(&d)) {
+		sleep_until_deadline(&clock_was_set, &d);
 		if (signal_pending(current()))
 			return -EINTR;
 	}
+	return 0;
 }
 
 /*
