@@ -137,6 +137,7 @@ int exec_image(struct process *p, const char *path, char *const argv[], int argc
 		return err;
 	}
 	exit_robust_list(p);		/* as Linux: the list was the old program's */
+	exit_pi_locks(p);		/* and so were its PI locks */
 	exit_posix_timers(p->tgid);	/* the interval timers stay */
 	clear_child_tid(p);
 	old = p->mm;

@@ -117,6 +117,7 @@ void proc_exit(int status)
 	fs_put(p->fs);
 	sighand_put(p->sig.action);
 	exit_robust_list(p);
+	exit_pi_locks(p);
 	clear_child_tid(p);
 	mm_release(p->mm);
 	p->mm = NULL;

@@ -20,14 +20,17 @@
 #define FUTEX_PRIVATE		128
 #define FUTEX_CLOCK_REALTIME	256
 #define FUTEX_WAITERS		0x80000000u
+#define FUTEX_OWNER_DIED	0x40000000u
 #define FUTEX_TID_MASK		0x3fffffffu
 #define EDEADLK			35
 #define ETIMEDOUT		110
 #define SIGUSR1			10
 
-/* The shared page: a lock word, a condition's word, and a step the two sides go by. */
+/* The shared page: a lock word, a condition's word, a step the sides go by, and what two waiters saw. */
 struct shared {
 	volatile unsigned int lock, cond, step, handled;
+	volatile long got[2];
+	volatile unsigned int word[2];
 };
 
 static long futex(volatile unsigned int *w, int op, unsigned int val, const void *ts,
@@ -244,6 +247,77 @@ static int test_requeue_pi_of_a_plain_waiter(void)
 	return child_exit(pid, "the child's FUTEX_WAIT") && ok;
 }
 
+/* A waiter that takes the lock and exits holding it: what LOCK_PI answered and the word then. */
+static void lock_and_exit(struct shared *s, int i)
+{
+	s->got[i] = futex(&s->lock, FUTEX_LOCK_PI, 0, NULL, NULL, 0);
+	s->word[i] = s->lock;
+	exit(0);
+}
+
+/*
+ * Two waiters sleep on the lock of an owner that exits without a robust
+ * list: as Linux's exit_pi_state_list, the first gets the lock, its id in
+ * the word with FUTEX_WAITERS and FUTEX_OWNER_DIED; when it exits holding
+ * it in turn, the second gets it the same way.
+ */
+static int test_owner_exit_hands_the_lock_on(void)
+{
+	struct shared *s = shared_page();
+	long owner, w[2];
+	int i, ok = 1;
+
+	if (!s)
+		return ktap_fail("mmap failed");
+	if ((owner = fork()) == 0) {
+		if (futex(&s->lock, FUTEX_TRYLOCK_PI, 0, NULL, NULL, 0))
+			exit(1);
+		s->step = 1;
+		wait_step(s, 2);
+		exit(0);
+	}
+	wait_step(s, 1);
+	for (i = 0; i < 2; i++) {
+		s->got[i] = 1;
+		if ((w[i] = fork()) == 0)
+			lock_and_exit(s, i);
+		while (!(s->lock & FUTEX_WAITERS))
+			sched_yield();
+		ok = ok && expect(state_of(w[i], 'S'), 'S', "a waiter's state");
+	}
+	s->step = 2;
+	ok = child_exit(owner, "the owner (1: TRYLOCK_PI)") && ok;
+	for (i = 0; i < 2; i++) {
+		ok = child_exit(w[i], "a waiter") && ok &&
+		     expect(s->got[i], 0, "LOCK_PI of a lock whose owner exited") &&
+		     expect(s->word[i], w[i] | FUTEX_WAITERS | FUTEX_OWNER_DIED,
+			    "the word: the waiter's id, FUTEX_WAITERS and FUTEX_OWNER_DIED");
+	}
+	return ok;
+}
+
+/*
+ * The owner exited with nobody waiting: the word holds a dead thread's id.
+ * LOCK_PI is -ESRCH, as Linux's handle_exit_race, having set
+ * FUTEX_WAITERS first; TRYLOCK_PI the same.
+ */
+static int test_lock_pi_of_an_exited_owner(void)
+{
+	struct shared *s = shared_page();
+	long owner;
+
+	if (!s)
+		return ktap_fail("mmap failed");
+	if ((owner = fork()) == 0)
+		exit(futex(&s->lock, FUTEX_TRYLOCK_PI, 0, NULL, NULL, 0) ? 1 : 0);
+	if (!child_exit(owner, "the owner (1: TRYLOCK_PI)"))
+		return 0;
+	return expect(s->lock, owner, "the word after its owner's exit") &&
+	       expect(futex(&s->lock, FUTEX_LOCK_PI, 0, NULL, NULL, 0), -ESRCH, "LOCK_PI") &&
+	       expect(s->lock, owner | FUTEX_WAITERS, "the word after LOCK_PI") &&
+	       expect(futex(&s->lock, FUTEX_TRYLOCK_PI, 0, NULL, NULL, 0), -ESRCH, "TRYLOCK_PI");
+}
+
 static struct shared *handled;
 
 static void on_usr1(int sig, siginfo_t *si, void *ctx)
@@ -290,6 +364,8 @@ static const struct test tests[] = {
 	{ "requeue_pi_onto_a_held_lock", test_requeue_pi_onto_a_held_lock },
 	{ "requeue_pi_of_a_plain_waiter", test_requeue_pi_of_a_plain_waiter },
 	{ "lock_pi_restarts_after_a_handler", test_lock_pi_restarts_after_a_handler },
+	{ "owner_exit_hands_the_lock_on", test_owner_exit_hands_the_lock_on },
+	{ "lock_pi_of_an_exited_owner", test_lock_pi_of_an_exited_owner },
 };
 
 int main(int argc, char **argv, char **envp)

@@ -128,6 +128,7 @@ void thread_group_set_pgrp(struct process *p, int pgid, int sid);
 /* kernel/futex/futex.c */
 long futex_wake(struct mm *mm, uint64_t uaddr, int n);
 void exit_robust_list(struct process *p);	/* kernel/futex/robust.c */
+void exit_pi_locks(struct process *p);		/* kernel/futex/pi.c: after exit_robust_list */
 
 /* Kernel stacks (kernel/kstack.c): a freed one waits, unmapped, for one flush of many. */
 bool kstack_map(struct process *p);

@@ -42,16 +42,19 @@ struct futex_key {
 
 /*
  * A sleeper on a futex, in the one queue. A PI waiter (pi) waits for the
- * lock word's ownership, which FUTEX_UNLOCK_PI hands it (got_lock); a
- * waiter of FUTEX_WAIT_REQUEUE_PI (requeue_pi) waits on a condition's
- * word to be moved onto the PI lock at key2 by FUTEX_CMP_REQUEUE_PI.
+ * lock word's ownership, which FUTEX_UNLOCK_PI hands it (got_lock), or
+ * its owner's death (owner_died: the thread owner, which held the lock,
+ * is gone); a waiter of FUTEX_WAIT_REQUEUE_PI (requeue_pi) waits on a
+ * condition's word to be moved onto the PI lock at key2 by
+ * FUTEX_CMP_REQUEUE_PI.
  */
 struct futex_waiter {
 	struct futex_key key, key2;
 	uint32_t bitset;
 	bool queued;
-	bool pi, requeue_pi, got_lock;
+	bool pi, requeue_pi, got_lock, owner_died;
 	uint32_t tid;		/* a PI waiter's thread id, which the lock word gets */
+	uint32_t owner;		/* a PI waiter's: the id of the lock's owner */
 	uint32_t val;		/* futex_waitv's: the value it waits while the word holds */
 	const void *sleeper;	/* the channel its thread sleeps on */
 	struct futex_waiter *next;
@@ -74,6 +77,5 @@ long futex_wait_requeue_pi(uint32_t __user *uaddr, bool private, uint32_t val,
 			   const struct deadline *deadline, uint32_t __user *uaddr2);
 long futex_cmp_requeue_pi(uint32_t __user *uaddr, bool private, int nr_requeue,
 			  uint32_t __user *uaddr2, uint32_t cmpval);
-void futex_pi_owner_died(struct mm *mm, uint64_t uaddr);
 
 #endif

@@ -10,7 +10,7 @@
  * A PI futex is a mutex whose word says who holds it: the owner's thread
  * id, FUTEX_WAITERS while someone sleeps on it (so that the owner's
  * unlock comes to the kernel instead of clearing the word in user mode),
- * FUTEX_OWNER_DIED after a robust owner died. User space takes a free
+ * FUTEX_OWNER_DIED after its owner died holding it. User space takes a free
  * lock with one compare-and-exchange, 0 to its id, and gives it back the
  * same way; the kernel is asked only when the lock is contended. Then,
  * as Linux, the kernel hands the lock over itself: FUTEX_UNLOCK_PI writes
@@ -45,37 +45,54 @@ static bool thread_exists(uint32_t tid)
 	return p && p->state != PROC_ZOMBIE && p->state != PROC_DEAD;
 }
 
+/* The lock at key is tid's now: its waiters wait for that thread. */
+static void set_owner(const struct futex_key *key, uint32_t tid)
+{
+	struct futex_waiter *w;
+
+	for (w = futex_queue; w; w = w->next)
+		if (w->pi && same_key(&w->key, key))
+			w->owner = tid;
+}
+
 /*
  * One try at the lock word for thread tid, as Linux's futex_lock_pi_atomic:
  * 1 when tid took it (FUTEX_OWNER_DIED kept, FUTEX_WAITERS set if
  * waiters), 0 when another thread holds it, whose unlock FUTEX_WAITERS
- * now sends to the kernel; -EDEADLK when tid holds it already, -ESRCH when
- * the id in the word is no thread's, -EFAULT, or -EAGAIN when user space
- * keeps changing the word.
+ * now sends to the kernel (*owner: its id); -EDEADLK when tid holds it
+ * already, -ESRCH when the id in the word is no thread's (FUTEX_WAITERS
+ * set all the same, as Linux's), -EFAULT, or -EAGAIN when user space
+ * keeps changing the word. dead is the id of an owner that died holding
+ * the lock for tid to take (exit_pi_locks), or 0: tid takes it from that
+ * thread, or from none after a robust list marked it, with
+ * FUTEX_WAITERS and FUTEX_OWNER_DIED, as Linux's fixup_pi_state_owner.
  */
-static long lock_word(uint32_t __user *uaddr, uint32_t tid, bool waiters)
+static long lock_word(uint32_t __user *uaddr, uint32_t tid, bool waiters, uint32_t dead,
+		      uint32_t *owner)
 {
-	uint32_t val, seen, want;
+	uint32_t val, seen, want, holder;
 	int tries;
 
 	if (get_user(val, uaddr))
 		return -EFAULT;
 	for (tries = 0; tries < CMPXCHG_TRIES; tries++) {
-		if ((val & FUTEX_TID_MASK) == tid)
+		holder = val & FUTEX_TID_MASK;
+		if (holder == tid)
 			return -EDEADLK;
-		if (!(val & FUTEX_TID_MASK))
-			want = (val & FUTEX_OWNER_DIED) | tid | (waiters ? FUTEX_WAITERS : 0);
-		else if (!thread_exists(val & FUTEX_TID_MASK))
-			return -ESRCH;
-		else if (val & FUTEX_WAITERS)
-			return 0;
+		if (!holder || holder == dead)
+			want = (val & FUTEX_OWNER_DIED) | tid | (waiters || dead ? FUTEX_WAITERS : 0) |
+			       (dead ? FUTEX_OWNER_DIED : 0);
 		else
 			want = val | FUTEX_WAITERS;
 		seen = val;
-		if (futex_cmpxchg_user(uaddr, &seen, want))
+		if (want != val && futex_cmpxchg_user(uaddr, &seen, want))
 			return -EFAULT;
-		if (seen == val)
-			return !(val & FUTEX_TID_MASK);
+		if (seen == val) {
+			*owner = holder;
+			if (!holder || holder == dead)
+				return 1;
+			return thread_exists(holder) ? 0 : -ESRCH;
+		}
 		val = seen;		/* changed meanwhile: look again */
 	}
 	return -EAGAIN;
@@ -83,14 +100,14 @@ static long lock_word(uint32_t __user *uaddr, uint32_t tid, bool waiters)
 
 /*
  * Sleep in the queue until the lock is handed over (1), a wake to try
- * again (0: its robust owner died), the deadline (-ETIMEDOUT) or a signal
+ * again (0: its owner died), the deadline (-ETIMEDOUT) or a signal
  * (-ERESTARTNOINTR, as Linux: the call starts over after the handler).
  */
 static long pi_sleep(struct futex_waiter *w, const struct deadline *deadline)
 {
 	struct process *p = current();
 
-	w->got_lock = false;
+	w->got_lock = w->owner_died = false;
 	futex_enqueue(w);
 	while (w->queued && !signal_pending(p) && !deadline_passed(deadline))
 		sleep_until_deadline(w->sleeper, deadline);
@@ -98,6 +115,29 @@ static long pi_sleep(struct futex_waiter *w, const struct deadline *deadline)
 		return w->got_lock;
 	futex_dequeue(w);
 	return signal_pending(p) ? -ERESTARTNOINTR : -ETIMEDOUT;
+}
+
+/*
+ * Take the lock at uaddr (w's key) for w, sleeping while another thread
+ * holds it unless trylock: 1 once w owns it, 0 when trylock would sleep,
+ * or the error.
+ */
+static long take_lock(struct futex_waiter *w, uint32_t __user *uaddr, const struct deadline *deadline,
+		      bool trylock)
+{
+	long err;
+
+	for (;;) {
+		err = lock_word(uaddr, w->tid, first_pi_waiter(&w->key), w->owner_died ? w->owner : 0,
+				&w->owner);
+		if (err || trylock)
+			break;
+		if ((err = pi_sleep(w, deadline)))
+			break;
+	}
+	if (err == 1)
+		set_owner(&w->key, w->tid);
+	return err;
 }
 
 /* FUTEX_LOCK_PI, LOCK_PI2 and TRYLOCK_PI (which never sleeps: -EAGAIN when it would). */
@@ -111,13 +151,7 @@ long futex_lock_pi(uint32_t __user *uaddr, bool private, const struct deadline *
 
 	if ((err = get_futex_key(p->mm, (uint64_t)uaddr, private, &w.key)))
 		return err;
-	for (;;) {
-		err = lock_word(uaddr, w.tid, first_pi_waiter(&w.key));
-		if (err || trylock)
-			break;
-		if ((err = pi_sleep(&w, deadline)))
-			break;
-	}
+	err = take_lock(&w, uaddr, deadline, trylock);
 	put_futex_key(&w.key);
 	if (err == 1)
 		return 0;
@@ -156,6 +190,7 @@ long futex_unlock_pi(uint32_t __user *uaddr, bool private)
 	}
 	if (!err && w) {
 		futex_dequeue(w);
+		set_owner(&key, w->tid);
 		w->got_lock = true;
 		wakeup(w->sleeper);
 	}
@@ -169,7 +204,8 @@ long futex_unlock_pi(uint32_t __user *uaddr, bool private)
  * and return owning that lock. The same word twice is -EINVAL. Before the
  * move a signal restarts the call (-ERESTARTNOINTR); after it, the call
  * cannot start over as it was (the condition's word has moved on), and
- * Linux answers -EAGAIN.
+ * Linux answers -EAGAIN. Moved onto a lock whose owner then died, it takes
+ * the lock as FUTEX_LOCK_PI would.
  */
 long futex_wait_requeue_pi(uint32_t __user *uaddr, bool private, uint32_t val,
 			   const struct deadline *deadline, uint32_t __user *uaddr2)
@@ -199,6 +235,9 @@ long futex_wait_requeue_pi(uint32_t __user *uaddr, bool private, uint32_t val,
 		if (w.queued) {
 			futex_dequeue(&w);
 			err = !signal_pending(p) ? -ETIMEDOUT : w.pi ? -EAGAIN : -ERESTARTNOINTR;
+		} else if (w.owner_died) {
+			err = take_lock(&w, uaddr2, deadline, false);
+			err = err == 1 ? 0 : err == -ERESTARTNOINTR ? -EAGAIN : err;
 		}
 	}
 	put_futex_key(&w.key);
@@ -222,7 +261,7 @@ long futex_cmp_requeue_pi(uint32_t __user *uaddr, bool private, int nr_requeue,
 	struct futex_waiter *w, *next, *top = NULL;
 	struct futex_key key, key2;
 	long err, done = 0;
-	uint32_t cur;
+	uint32_t cur, owner = 0;
 
 	if (nr_requeue < 0)
 		return -EINVAL;
@@ -246,8 +285,9 @@ long futex_cmp_requeue_pi(uint32_t __user *uaddr, bool private, int nr_requeue,
 		top = top ? top : w;
 	}
 	if (!err && top) {
-		err = lock_word(uaddr2, top->tid, true);	/* FUTEX_WAITERS set, as Linux's proxy lock */
+		err = lock_word(uaddr2, top->tid, true, 0, &owner);	/* FUTEX_WAITERS set, as Linux's proxy lock */
 		if (err == 1) {
+			owner = top->tid;
 			futex_dequeue(top);
 			top->got_lock = true;
 			wakeup(top->sleeper);
@@ -261,6 +301,7 @@ long futex_cmp_requeue_pi(uint32_t __user *uaddr, bool private, int nr_requeue,
 		put_futex_key(&w->key);
 		futex_key_copy(&w->key, &key2);
 		w->pi = true;
+		w->owner = owner;
 		done++;
 	}
 	put_futex_key(&key);
@@ -269,23 +310,24 @@ long futex_cmp_requeue_pi(uint32_t __user *uaddr, bool private, int nr_requeue,
 }
 
 /*
- * A robust PI lock's owner died (robust.c marked the word): its first
- * waiter, of a private lock or a shared one (the robust list does not
- * say which), tries again and takes it, FUTEX_OWNER_DIED kept.
+ * Thread p dies, or execs, perhaps holding PI locks that others wait for:
+ * as Linux's exit_pi_state_list, each such lock goes to its first waiter,
+ * which takes it itself, marked FUTEX_OWNER_DIED (lock_word), whether or
+ * not a robust list marked it first; the others then wait for that one.
+ * A lock nobody waits for keeps the dead owner's id: the next LOCK_PI is
+ * -ESRCH.
  */
-void futex_pi_owner_died(struct mm *mm, uint64_t uaddr)
+void exit_pi_locks(struct process *p)
 {
-	struct futex_waiter *w;
-	struct futex_key key;
-	int private;
+	struct futex_waiter *w, *next;
 
-	for (private = 0; private < 2; private++) {
-		if (get_futex_key(mm, uaddr, private, &key))
+	for (w = futex_queue; w; w = next) {
+		next = w->next;
+		if (!w->pi || w->owner != (uint32_t)p->pid)
 			continue;
-		if ((w = first_pi_waiter(&key))) {
-			futex_dequeue(w);
-			wakeup(w->sleeper);
-		}
-		put_futex_key(&key);
+		futex_dequeue(w);
+		set_owner(&w->key, w->tid);
+		w->owner_died = true;
+		wakeup(w->sleeper);
 	}
 }

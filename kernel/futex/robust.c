@@ -73,7 +73,7 @@ fault:
  * The lock word at uaddr, if the dead thread p owns it: mark it
  * FUTEX_OWNER_DIED (keeping FUTEX_WAITERS) so that the next locker gets
  * EOWNERDEAD, and wake one waiter if any sleeps on it (a shared wake, as
- * Linux's). The pending mutex of an unlock that had cleared the word but
+ * Linux's; a PI lock goes to its first waiter in exit_pi_locks). The pending mutex of an unlock that had cleared the word but
  * not yet woken anyone gets its wake. -EFAULT stops the walk.
  */
 static long owner_died(struct process *p, uint32_t __user *uaddr, bool pi, bool pending)
@@ -103,9 +103,7 @@ static long owner_died(struct process *p, uint32_t __user *uaddr, bool pi, bool 
 		return -EFAULT;
 	if (!pi && (val & FUTEX_WAITERS))
 		futex_wake(p->mm, (uint64_t)uaddr, 1);
-	if (pi && (val & FUTEX_WAITERS))
-		futex_pi_owner_died(p->mm, (uint64_t)uaddr);
-	return 0;
+	return 0;		/* a PI lock's waiter is exit_pi_locks' to wake (pi.c) */
 }
 
 /* An entry of the list, without its PI bit; false if it cannot be read. */
@@ -123,7 +121,8 @@ static bool fetch_entry(const uint64_t __user *from, uint64_t *entry, bool *pi)
 /*
  * When a thread leaves its address space (exit, exec), its robust list
  * is walked as Linux's exit_robust_list does: every mutex on it that the
- * thread still owns is marked and one waiter woken, then the pending one.
+ * thread still owns is marked and one waiter woken (a PI lock's by
+ * exit_pi_locks, which the caller calls next), then the pending one.
  * The list is user memory and is trusted for nothing: an entry that
  * cannot be read ends the walk, and so does the 2048th, so that a list
  * that loops cannot hold the kernel. Only when someone else still uses
