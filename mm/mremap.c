@@ -9,6 +9,7 @@
 
 #define MREMAP_MAYMOVE	1
 #define MREMAP_FIXED	2
+#define MREMAP_DONTUNMAP	4
 
 static bool free_range(struct mm *mm, uint64_t start, uint64_t len)
 {
@@ -26,10 +27,13 @@ static bool free_range(struct mm *mm, uint64_t start, uint64_t len)
  * the old range holds nothing for unmapping to free. An ELF segment's
  * area keeps its file bytes, moved along; a shared area its object and
  * offset in it (mm/shmem.c). Every CPU forgets the old range
- * before the call returns; the new one had nothing to forget.
+ * before the call returns; the new one had nothing to forget. With
+ * keep_old (MREMAP_DONTUNMAP) the old area stays, empty: its next touch
+ * fills it as a first one would (zeros for private anonymous memory, the
+ * object's pages for shared memory).
  */
 static long move_mapping(struct mm *mm, struct vma *v, uint64_t old, uint64_t old_len,
-			 uint64_t new, uint64_t new_len)
+			 uint64_t new, uint64_t new_len, bool keep_old)
 {
 	uint64_t i, *from, *to, delta = new - old;
 	struct vma moved = *v, *n;
@@ -68,6 +72,8 @@ static long move_mapping(struct mm *mm, struct vma *v, uint64_t old, uint64_t ol
 			invlpg(old + i);
 	}
 	tlb_shootdown(mm->pml4, old, old + old_len);
+	if (keep_old)
+		return new;
 	if ((err = mm_unmap(mm, old, old_len)))
 		return err;
 	if (mm->vdso_base == old)
@@ -104,7 +110,10 @@ static long grow_in_place(struct mm *mm, struct vma *v, uint64_t more)
  * MREMAP_MAYMOVE (ENOMEM without), to MREMAP_FIXED's address if given
  * (what was there is unmapped first). The grown part is zeroed pages with
  * the area's protection; in shared memory, pages past its object's end,
- * whose touch is SIGBUS, as Linux's.
+ * whose touch is SIGBUS, as Linux's. MREMAP_DONTUNMAP (Linux 5.7; any
+ * area but the vDSO's since 5.13) always moves, with MREMAP_MAYMOVE and
+ * the same size (EINVAL otherwise), to new_addr as a hint (as mmap's)
+ * or exactly with MREMAP_FIXED, and leaves the old range mapped, empty.
  */
 long sys_mremap(uint64_t old, uint64_t old_len, uint64_t new_len, long flags, uint64_t new_addr)
 {
@@ -112,12 +121,16 @@ long sys_mremap(uint64_t old, uint64_t old_len, uint64_t new_len, long flags, ui
 	struct vma *v;
 	int err;
 
-	if (flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED) || old % PAGE_SIZE ||
-	    ((flags & MREMAP_FIXED) && !(flags & MREMAP_MAYMOVE)))
+	if (flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP) || old % PAGE_SIZE ||
+	    ((flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) && !(flags & MREMAP_MAYMOVE)))
 		return -EINVAL;
 	old_len = ALIGN_UP(old_len, PAGE_SIZE);
 	new_len = ALIGN_UP(new_len, PAGE_SIZE);
 	if (!old_len || !new_len || old_len > USER_TOP || new_len > USER_TOP)
+		return -EINVAL;
+	if ((flags & MREMAP_DONTUNMAP) &&
+	    (old_len != new_len || new_addr % PAGE_SIZE ||
+	     (new_addr < old + old_len && old < new_addr + new_len)))
 		return -EINVAL;
 	if (new_len / PAGE_SIZE > frames_free())
 		return -ENOMEM;		/* as mmap: more than is free could never be met */
@@ -129,6 +142,8 @@ long sys_mremap(uint64_t old, uint64_t old_len, uint64_t new_len, long flags, ui
 	v = mm_find_vma(mm, old);
 	if (!v || old + old_len > v->end)
 		return -EFAULT;
+	if ((flags & MREMAP_DONTUNMAP) && v->shared)
+		return -EINVAL;		/* the vDSO's: Linux's VM_DONTEXPAND */
 	if (new_len < old_len) {	/* the tail goes first, moved or not */
 		if ((err = mm_unmap(mm, old + new_len, old_len - new_len)))
 			return err;
@@ -139,7 +154,12 @@ long sys_mremap(uint64_t old, uint64_t old_len, uint64_t new_len, long flags, ui
 		if ((err = mm_unmap(mm, new_addr, new_len)))
 			return err;
 		v = mm_find_vma(mm, old);	/* the unmap may have split its area */
-		return move_mapping(mm, v, old, old_len, new_addr, new_len);
+		return move_mapping(mm, v, old, old_len, new_addr, new_len, flags & MREMAP_DONTUNMAP);
+	}
+	if (flags & MREMAP_DONTUNMAP) {
+		if (!(new_addr = mmap_place(mm, new_addr, new_len, 0)))
+			return -ENOMEM;
+		return move_mapping(mm, v, old, old_len, new_addr, new_len, true);
 	}
 	if (new_len == old_len)
 		return old;
@@ -151,5 +171,5 @@ long sys_mremap(uint64_t old, uint64_t old_len, uint64_t new_len, long flags, ui
 		return -ENOMEM;
 	if (!(new_addr = mm_find_gap(mm, new_len)))
 		return -ENOMEM;
-	return move_mapping(mm, v, old, old_len, new_addr, new_len);
+	return move_mapping(mm, v, old, old_len, new_addr, new_len, false);
 }

@@ -29,7 +29,7 @@ static bool range_ok(uint64_t addr, uint64_t len)
 #define MAP_32BIT_BOTTOM	0x40000000ul
 #define MAP_32BIT_TOP		0x80000000ul
 
-static uint64_t mmap_place(struct mm *mm, uint64_t hint, uint64_t len, long flags)
+uint64_t mmap_place(struct mm *mm, uint64_t hint, uint64_t len, long flags)
 {
 	uint64_t lo = MMAP_MIN_ADDR, hi = USER_TOP;
 	struct vma *next;

@@ -100,6 +100,7 @@ static int test_mmap_32bit(void)
 
 #define MREMAP_MAYMOVE		1
 #define MREMAP_FIXED		2
+#define MREMAP_DONTUNMAP	4
 #define MAP_FIXED_NOREPLACE	0x100000
 
 static long mremap(void *old, unsigned long old_len, unsigned long new_len, long flags, void *to)
@@ -175,6 +176,40 @@ static int test_mremap_move(void)
 		return ktap_fail("after the move: the bytes did not come along, or the old page stayed");
 	munmap(q, 2 * PAGE_SIZE);
 	return expect(munmap(p + PAGE_SIZE, PAGE_SIZE), 0, "munmap");
+}
+
+/*
+ * MREMAP_DONTUNMAP moves the pages and leaves the old range mapped and
+ * empty: a touch there reads zero, a private anonymous page's first. It
+ * needs MREMAP_MAYMOVE and the same size (EINVAL); with MREMAP_FIXED it
+ * goes where it is told.
+ */
+static int test_mremap_dontunmap(void)
+{
+	char *p = map_pages(2), *q, *r;
+
+	if (IS_ERR_VALUE(p))
+		return ktap_fail("mmap returned %ld", (long)p);
+	fill(p, 2 * PAGE_SIZE);
+	if (!expect(mremap(p, 2 * PAGE_SIZE, 2 * PAGE_SIZE, MREMAP_DONTUNMAP, NULL), -EINVAL,
+		    "MREMAP_DONTUNMAP without MREMAP_MAYMOVE") ||
+	    !expect(mremap(p, 2 * PAGE_SIZE, 3 * PAGE_SIZE, MREMAP_DONTUNMAP | MREMAP_MAYMOVE, NULL), -EINVAL,
+		    "MREMAP_DONTUNMAP to another size"))
+		return 0;
+	q = (char *)mremap(p, 2 * PAGE_SIZE, 2 * PAGE_SIZE, MREMAP_DONTUNMAP | MREMAP_MAYMOVE, NULL);
+	if (IS_ERR_VALUE(q) || q == p)
+		return ktap_fail("mremap(MREMAP_DONTUNMAP) returned %ld", (long)q);
+	if (!pattern_ok(q, 2 * PAGE_SIZE, 2 * PAGE_SIZE) || !all_bytes(p, 2 * PAGE_SIZE, 0))
+		return ktap_fail("the bytes did not move, or the old range is not empty");
+	r = (char *)mremap(q, 2 * PAGE_SIZE, 2 * PAGE_SIZE, MREMAP_DONTUNMAP | MREMAP_MAYMOVE | MREMAP_FIXED,
+			   FREE_HINT);
+	if (!expect((long)r, (long)FREE_HINT, "mremap(MREMAP_DONTUNMAP | MREMAP_FIXED)"))
+		return 0;
+	p[0] = 1;	/* the old ranges are still writable memory */
+	if (!pattern_ok(r, 2 * PAGE_SIZE, 2 * PAGE_SIZE) || !all_bytes(q, 2 * PAGE_SIZE, 0) || p[0] != 1)
+		return ktap_fail("after the second move: the bytes, or the old range");
+	return expect(munmap(p, 2 * PAGE_SIZE) | munmap(q, 2 * PAGE_SIZE) | munmap(r, 2 * PAGE_SIZE), 0,
+		      "munmap");
 }
 
 static int test_mremap_errors(void)
@@ -436,6 +471,7 @@ static const struct test tests[] = {
 	{ "mremap_grow_shrink_keep_contents", test_mremap_grow_shrink },
 	{ "mremap_enomem_in_place_fixed_moves", test_mremap_move },
 	{ "mremap_errors", test_mremap_errors },
+	{ "mremap_dontunmap_leaves_the_old_range_empty", test_mremap_dontunmap },
 	{ "mmap_errors", test_mmap_errors },
 	{ "munmap_then_touch_sigsegv", test_munmap_segv },
 	{ "mprotect_then_write_sigsegv", test_mprotect_segv },

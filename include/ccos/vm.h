@@ -59,6 +59,7 @@ int mm_map_shmem(struct mm *mm, uint64_t start, uint64_t len, int prot, struct s
 int mm_unmap(struct mm *mm, uint64_t start, uint64_t len);
 int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot);
 uint64_t mm_find_gap(struct mm *mm, uint64_t len);
+uint64_t mmap_place(struct mm *mm, uint64_t hint, uint64_t len, long flags);	/* mm/sys_mm.c: mmap's */
 int copy_to_mm(struct mm *mm, uint64_t va, const void *src, size_t n);
 int copy_from_mm(struct mm *mm, void *dst, uint64_t va, size_t n);
 int copy_mm_as_user(struct mm *mm, uint64_t va, void *buf, size_t n, bool to_mm);
