@@ -275,6 +275,23 @@ void deliver_signals(struct trap_frame *tf)
  */
 #define USER_RFLAGS	0x254dd5ul	/* CF PF AF ZF SF TF DF OF NT RF AC ID */
 
+/*
+ * A frame that cannot be read, or whose FPU state the CPU would refuse:
+ * as Linux's signal_fault, a SIGSEGV (SI_KERNEL) with force_sig's rule
+ * (force_sig_fault: blocked or ignored, it kills), which a handler may
+ * catch, on the alternate stack when rsp is what was bad; and the call
+ * returns 0, so the handler's frame holds rax 0. What was restored
+ * before the fault stays.
+ */
+static long bad_frame(struct trap_frame *tf)
+{
+	struct process *p = current();
+
+	force_sig_fault(SIGSEGV, SI_KERNEL, 0, tf);
+	p->sig.fault_trapno = p->sig.fault_err = 0;	/* no trap: a bad frame */
+	return 0;
+}
+
 long sys_rt_sigreturn(void)
 {
 	struct process *p = current();
@@ -284,7 +301,7 @@ long sys_rt_sigreturn(void)
 	struct sigcontext *sc = &uc.uc_mcontext;
 
 	if (copy_from_user(&uc, (void __user *)(frame + offsetof(struct rt_sigframe, uc)), sizeof(uc)))
-		do_group_exit(SIGSEGV);
+		return bad_frame(tf);	/* nothing taken from it */
 	tf->r8 = sc->r8; tf->r9 = sc->r9; tf->r10 = sc->r10; tf->r11 = sc->r11;
 	tf->r12 = sc->r12; tf->r13 = sc->r13; tf->r14 = sc->r14; tf->r15 = sc->r15;
 	tf->rdi = sc->rdi; tf->rsi = sc->rsi; tf->rbp = sc->rbp; tf->rbx = sc->rbx;
@@ -300,15 +317,14 @@ long sys_rt_sigreturn(void)
 	/*
 	 * No FPU state in the frame: Linux starts it afresh. A state that
 	 * cannot be read or that the CPU would refuse (fpu_from_sigframe)
-	 * is, as on Linux, a fresh FPU and a SIGSEGV the program may catch,
-	 * its handler seeing the registers just restored.
+	 * is, as on Linux, a fresh FPU and a bad frame, its handler seeing
+	 * the registers just restored.
 	 */
 	if (!sc->fpstate) {
 		fpu_reset();
 	} else if (fpu_from_sigframe(p->fpu, sc->fpstate)) {
 		fpu_reset_area(p->fpu);	/* which held the bad image */
-		force_sig_fault(SIGSEGV, SI_KERNEL, 0, tf);
-		p->sig.fault_trapno = p->sig.fault_err = 0;	/* no trap: a bad frame */
+		return bad_frame(tf);
 	}
 	return tf->rax;
 }

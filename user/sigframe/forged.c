@@ -40,10 +40,16 @@ __asm__(".text\n"
 
 #define LANDED_RAX	0x1a2b3c4d5e6f7788UL
 
-/* A case whose return faults on purpose: the one signal its handler must see first. */
+/*
+ * A case whose return faults on purpose: the one signal its handler must
+ * see first, and the rax it lands with. trapno ANY_TRAPNO: a bad frame,
+ * no trap, where Linux leaves the thread's last trap number.
+ */
+#define ANY_TRAPNO	(~0ul)
+
 static struct {
 	int signo, code;
-	unsigned long rip, rsp, addr, trapno;
+	unsigned long rip, rsp, addr, trapno, rax;
 } want;
 
 void forged_landed(void)
@@ -52,15 +58,15 @@ void forged_landed(void)
 
 	if (want.signo && (seen.count != 1 || seen.signo != want.signo || seen.code != want.code ||
 			   seen.rip != want.rip || seen.rsp != want.rsp || seen.addr != want.addr ||
-			   seen.trapno != want.trapno))
+			   (seen.trapno != want.trapno && want.trapno != ANY_TRAPNO)))
 		bad = FAIL("caught %d signals, the last %s code %#x at rip %#lx rsp %#lx addr %#lx "
 			   "trap %lu; expected %s code %#x at rip %#lx rsp %#lx addr %#lx trap %lu",
 			   seen.count, sig_name(seen.signo), seen.code, seen.rip, seen.rsp,
 			   seen.addr, seen.trapno, sig_name(want.signo), want.code, want.rip,
 			   want.rsp, want.addr, want.trapno);
 
-	if (landed_rax != LANDED_RAX)
-		bad = FAIL("rax %#lx, expected %#lx from the frame", landed_rax, LANDED_RAX);
+	if (landed_rax != want.rax)
+		bad = FAIL("rax %#lx, expected %#lx", landed_rax, want.rax);
 	if (landed_cs != USER_CS || landed_ss != USER_DS)
 		bad = FAIL("running with CS %#x SS %#x, expected %#x %#x", landed_cs,
 			   landed_ss, USER_CS, USER_DS);
@@ -99,8 +105,9 @@ static void fake_sigreturn(void)
 enum forgery {
 	FORGE_RING0_CS_SS, FORGE_IOPL, FORGE_IOPL_SYSRET, FORGE_KERNEL_RIP,
 	FORGE_NONCANONICAL_RIP, FORGE_NONCANONICAL_RSP, FORGE_MXCSR,
-	FORGE_KERNEL_FPSTATE, FORGE_UNMAPPED_FRAME,
+	FORGE_KERNEL_FPSTATE, FORGE_UNMAPPED_FRAME, FORGE_UNMAPPED_FRAME_SIGSEGV_BLOCKED,
 	FORGE_NONCANONICAL_RIP_CAUGHT, FORGE_NONCANONICAL_RSP_CAUGHT,
+	FORGE_UNMAPPED_FRAME_CAUGHT, FORGE_KERNEL_FPSTATE_CAUGHT,
 };
 
 /*
@@ -118,6 +125,21 @@ __asm__(".text\n"
 	"forged_int3:\n"
 	"	int3\n"
 	"forged_int3_after:\n"
+	"	ud2\n");
+
+/*
+ * rt_sigreturn with rsp at a frame that cannot be read (rdi): as on
+ * Linux, a SIGSEGV at the instruction after the syscall, with that rsp,
+ * which only a handler on the alternate stack can take; rax 0.
+ */
+void sigreturn_at(unsigned long rsp) __attribute__((noreturn));
+extern const char sigreturn_at_after[];
+__asm__(".text\n"
+	"sigreturn_at:\n"
+	"	movq %rdi, %rsp\n"
+	"	movl $15, %eax\n"
+	"	syscall\n"
+	"sigreturn_at_after:\n"
 	"	ud2\n");
 
 static char alt_stack[16384] __attribute__((aligned(16)));
@@ -144,6 +166,7 @@ static int forged_child(void *arg)
 	struct sigcontext *sc = &fake.uc.uc_mcontext;
 
 	fake_init();
+	want.rax = LANDED_RAX;
 	switch ((enum forgery)(long)arg) {
 	case FORGE_RING0_CS_SS:
 		sc->cs = KERNEL_CS;
@@ -196,10 +219,36 @@ static int forged_child(void *arg)
 	case FORGE_KERNEL_FPSTATE:
 		sc->fpstate = (struct fpstate *)KERNEL_ADDR;
 		break;
-	case FORGE_UNMAPPED_FRAME:
-		asm volatile("movq %0, %%rsp; movl $15, %%eax; syscall; ud2"
-			     : : "r"(unmapped_page() + 64) : "memory");
+	case FORGE_KERNEL_FPSTATE_CAUGHT:
+		/* the registers come back first, then the FPU state faults */
+		catch_on_alt_stack(SIGSEGV);
+		sc->fpstate = (struct fpstate *)KERNEL_ADDR;
+		want.signo = SIGSEGV;
+		want.code = SI_KERNEL;
+		want.rip = sc->rip;
+		want.rsp = sc->rsp;
+		want.trapno = ANY_TRAPNO;
+		want.rax = 0;
 		break;
+	case FORGE_UNMAPPED_FRAME:
+		sigreturn_at(unmapped_page() + 64);
+	case FORGE_UNMAPPED_FRAME_SIGSEGV_BLOCKED: {
+		/* force_sig's rule: a blocked SIGSEGV is unblocked and made fatal */
+		sigset_t segv = { SIGBIT(SIGSEGV) };
+
+		catch_on_alt_stack(SIGSEGV);
+		rt_sigprocmask(SIG_BLOCK, &segv, NULL, sizeof(segv));
+		sigreturn_at(unmapped_page() + 64);
+	}
+	case FORGE_UNMAPPED_FRAME_CAUGHT:
+		catch_on_alt_stack(SIGSEGV);
+		want.signo = SIGSEGV;
+		want.code = SI_KERNEL;
+		want.rip = (unsigned long)sigreturn_at_after;
+		want.rsp = unmapped_page() + 64;
+		want.trapno = ANY_TRAPNO;
+		want.rax = 0;
+		sigreturn_at(want.rsp);
 	}
 	fake_sigreturn();
 }
@@ -255,6 +304,10 @@ int test_sigreturn_unmapped_frame(void)
 {
 	return forged_dies(FORGE_UNMAPPED_FRAME, SIGSEGV, 0);
 }
+int test_sigreturn_unmapped_frame_blocked(void)
+{
+	return forged_dies(FORGE_UNMAPPED_FRAME_SIGSEGV_BLOCKED, SIGSEGV, 0);
+}
 
 /* The same two with a handler: it runs, and the program goes on (issue 27: they used to kill). */
 static int forged_lands(enum forgery f)
@@ -278,4 +331,15 @@ int test_forged_noncanonical_rip_caught(void)
 int test_forged_noncanonical_rsp_caught(void)
 {
 	return forged_lands(FORGE_NONCANONICAL_RSP_CAUGHT);
+}
+
+/* A frame rt_sigreturn cannot read, and one whose FPU state it cannot: SIGSEGV, caught. */
+int test_sigreturn_unmapped_frame_caught(void)
+{
+	return forged_lands(FORGE_UNMAPPED_FRAME_CAUGHT);
+}
+
+int test_forged_kernel_fpstate_caught(void)
+{
+	return forged_lands(FORGE_KERNEL_FPSTATE_CAUGHT);
 }
