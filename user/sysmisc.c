@@ -123,7 +123,6 @@ static int test_enosys_without_lock(void)
  */
 #define EOPNOTSUPP		95
 #define ARCH_GET_CPUID		0x1011
-#define ARCH_GET_XCOMP_SUPP	0x1021
 #define ARCH_GET_UNTAG_MASK	0x4001
 #define ARCH_SHSTK_STATUS	0x5005
 #define CLOCK_REALTIME_ALARM	8
@@ -140,8 +139,7 @@ static int test_left_out_calls(void)
 		{ 298, "perf_event_open" }, { 321, "bpf" }, { 323, "userfaultfd" },
 		{ 425, "io_uring_setup" },
 	};
-	static const int arch_codes[] = { ARCH_GET_CPUID, ARCH_GET_XCOMP_SUPP, ARCH_GET_UNTAG_MASK,
-					   ARCH_SHSTK_STATUS };
+	static const int arch_codes[] = { ARCH_GET_CPUID, ARCH_GET_UNTAG_MASK, ARCH_SHSTK_STATUS };
 	struct timespec ts = { 0, 1 };
 	unsigned long word, i;
 	char *page = map_pages(1);
@@ -154,7 +152,7 @@ static int test_left_out_calls(void)
 			return 0;
 	for (i = 0; i < ARRAY_SIZE(arch_codes); i++)
 		if (!expect(syscall2(__NR_arch_prctl, arch_codes[i], (long)&word), -EINVAL,
-			    "arch_prctl's CPUID, XCOMP, LAM and shadow-stack codes"))
+			    "arch_prctl's CPUID, LAM and shadow-stack codes"))
 			return 0;
 	return expect(syscall2(330, 0, 0), -ENOSPC, "pkey_alloc") &&
 	       expect(syscall2(330, 1, 0), -EINVAL, "pkey_alloc(flags 1)") &&

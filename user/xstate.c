@@ -397,6 +397,45 @@ static int test_altstack_too_small(void)
 	return segv_count == 1 || ktap_fail("%d SIGSEGVs, expected 1", segv_count);
 }
 
+/*
+ * arch_prctl's XCOMP codes (Linux 5.16): SUPP is the components the kernel
+ * enabled, XCR0 (x87 and SSE where CPUID.1:ECX.OSXSAVE, bit 27, is clear:
+ * no XGETBV); PERM the same but AMX's tile data (18), which a process
+ * must ask for. Asking for a component is -EOPNOTSUPP but for 18 where
+ * the CPU has AMX, -EINVAL past the last component.
+ */
+#define ARCH_GET_XCOMP_SUPP	0x1021
+#define ARCH_GET_XCOMP_PERM	0x1022
+#define ARCH_REQ_XCOMP_PERM	0x1023
+#define XFEATURE_XTILEDATA	18
+#define EOPNOTSUPP		95
+
+static int test_xcomp_prctl(void)
+{
+	uint64_t supp = 0, perm = 0, xcr0 = 3, tile = 1ul << XFEATURE_XTILEDATA;
+	uint32_t r[4];
+
+	cpuid(1, 0, r);
+	if (r[2] & (1u << 27))
+		xcr0 = xgetbv0();
+	if (!expect(arch_prctl(ARCH_GET_XCOMP_SUPP, (unsigned long)&supp), 0, "ARCH_GET_XCOMP_SUPP") ||
+	    !expect(arch_prctl(ARCH_GET_XCOMP_PERM, (unsigned long)&perm), 0, "ARCH_GET_XCOMP_PERM"))
+		return 0;
+	ktap_diag("XCR0 %#lx, SUPP %#lx, PERM %#lx", xcr0, supp, perm);
+	if (supp != xcr0)
+		return ktap_fail("ARCH_GET_XCOMP_SUPP %#lx, XCR0 %#lx", supp, xcr0);
+	if (perm != (supp & ~tile))
+		return ktap_fail("ARCH_GET_XCOMP_PERM %#lx, expected SUPP without tile data", perm);
+	if (!expect(arch_prctl(ARCH_GET_XCOMP_SUPP, KERNEL_ADDR), -EFAULT, "SUPP to a kernel address") ||
+	    !expect(arch_prctl(ARCH_REQ_XCOMP_PERM, 2), -EOPNOTSUPP, "ARCH_REQ_XCOMP_PERM(AVX)") ||
+	    !expect(arch_prctl(ARCH_REQ_XCOMP_PERM, 64), -EINVAL, "ARCH_REQ_XCOMP_PERM(64)"))
+		return 0;
+	if (supp & tile)
+		return skip("the CPU has AMX: its tile data may be asked for");
+	return expect(arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA), -EOPNOTSUPP,
+		      "ARCH_REQ_XCOMP_PERM(XTILEDATA) without AMX");
+}
+
 static const struct test tests[] = {
 	{ "ymm_across_switches_on_one_cpu", test_ymm_across_switches },
 	{ "ymm_inherited_by_fork", test_ymm_inherited_by_fork },
@@ -410,6 +449,7 @@ static const struct test tests[] = {
 	{ "fpstate_misaligned_sigsegv", test_fpstate_misaligned },
 	{ "at_minsigstksz_covers_the_frame", test_at_minsigstksz },
 	{ "altstack_too_small_sigsegv", test_altstack_too_small },
+	{ "arch_prctl_xcomp_supp_perm", test_xcomp_prctl },
 };
 
 int main(int argc, char **argv, char **envp)

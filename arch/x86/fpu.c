@@ -3,6 +3,8 @@
 #include <asm/x86.h>
 #include <ccos/lib.h>
 #include <ccos/printk.h>
+#include <ccos/errno.h>
+#include <ccos/uaccess.h>
 
 /*
  * The kernel never uses these registers itself (-mgeneral-regs-only), so
@@ -200,4 +202,37 @@ void fpu_reset_area(void *area)
 {
 	memcpy(area, fpu_initial_state, fpu_state_size);
 	fpu_restore(area);
+}
+
+/*
+ * arch_prctl's questions about the XSAVE components (Linux 5.16's, made
+ * for AMX, whose 8 KB of tile data a process must ask for before its
+ * first use): SUPP, the components the kernel supports for user mode,
+ * which is XCR0 as fpu_init set it (x87 and SSE without XSAVE); PERM,
+ * those this process may use, every one of them here: Linux keeps back
+ * only AMX's tile data (component 18), which ccos never enables. The
+ * GUEST codes ask the same for a KVM guest, whose permissions start as
+ * the process's. A request names one component: Linux grants only 18,
+ * where the CPU has it, and answers -EOPNOTSUPP for any other below
+ * XFEATURE_MAX (19), as ccos does for all; -EINVAL from 19 up.
+ */
+#define ARCH_GET_XCOMP_SUPP		0x1021
+#define ARCH_GET_XCOMP_PERM		0x1022
+#define ARCH_REQ_XCOMP_PERM		0x1023
+#define ARCH_GET_XCOMP_GUEST_PERM	0x1024
+#define ARCH_REQ_XCOMP_GUEST_PERM	0x1025
+#define XFEATURE_MAX			19
+
+long fpu_xstate_prctl(int option, uint64_t arg)
+{
+	switch (option) {
+	case ARCH_GET_XCOMP_SUPP:
+	case ARCH_GET_XCOMP_PERM:
+	case ARCH_GET_XCOMP_GUEST_PERM:
+		return put_user(fpu_xfeatures | XCR0_X87 | XCR0_SSE, (uint64_t __user *)arg);
+	case ARCH_REQ_XCOMP_PERM:
+	case ARCH_REQ_XCOMP_GUEST_PERM:
+		return arg >= XFEATURE_MAX ? -EINVAL : -EOPNOTSUPP;
+	}
+	return -EINVAL;
 }

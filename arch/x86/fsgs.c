@@ -135,5 +135,5 @@ long sys_arch_prctl(int code, uint64_t addr)
 	case ARCH_GET_GS:
 		return put_user(rdmsr(MSR_KERNEL_GS_BASE), (uint64_t __user *)addr);
 	}
-	return -EINVAL;
+	return fpu_xstate_prctl(code, addr);
 }

@@ -6,6 +6,7 @@
 #define P_PID			1
 #define P_ALL			0
 #define ARCH_GET_FS		0x1003
+#define ARCH_GET_XCOMP_SUPP	0x1021
 #define L(x)			((long)(x))
 
 /*
@@ -381,6 +382,10 @@ static void counted(void)
 	snprintf(what, sizeof(what), "arch_prctl(ARCH_GET_FS)");
 	fill();
 	if (!arch_prctl(ARCH_GET_FS, L(out)))
+		wrote(8);
+	snprintf(what, sizeof(what), "arch_prctl(ARCH_GET_XCOMP_SUPP)");
+	fill();
+	if (!arch_prctl(ARCH_GET_XCOMP_SUPP, L(out)))
 		wrote(8);
 	snprintf(what, sizeof(what), "get_robust_list");
 	fill();

@@ -89,6 +89,7 @@ void fpu_save_full(void *area);
 void fpu_restore(const void *area);
 void fpu_reset(void);		/* the initial state, as exec and a signal handler start */
 void fpu_reset_area(void *area);	/* the same, and a thread's area */
+long fpu_xstate_prctl(int option, uint64_t arg);	/* arch_prctl's XCOMP codes */
 extern uint64_t fpu_xfeatures;	/* XCR0, 0 without XSAVE */
 extern unsigned int fpu_state_size;
 extern uint32_t fpu_mxcsr_mask;
