@@ -130,6 +130,42 @@ static int test_bad_pointers(void)
 	return ok;
 }
 
+/*
+ * clock_getres gives a clock's timer resolution (Linux's hrtimer
+ * resolution), the same for every clock of time: a tick where timers end
+ * at the tick, as on ccos and on a Linux without high-resolution timers,
+ * else 1 ns. The coarse clocks' is the tick on any kernel (HZ 100 to
+ * 1000). Before issue 27 ccos said 1 ns, though its timers end at a tick.
+ */
+static int test_clock_getres_timers(void)
+{
+	static const int fine[] = { CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW,
+				    CLOCK_BOOTTIME, CLOCK_TAI };
+	struct timespec tick, res, timers = { 0, 0 };
+	size_t i;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &tick) || clock_getres(CLOCK_REALTIME_COARSE, &res) ||
+	    res.tv_sec != tick.tv_sec || res.tv_nsec != tick.tv_nsec)
+		return ktap_fail("the coarse clocks' resolutions differ");
+	if (tick.tv_sec || tick.tv_nsec < 1000000 || tick.tv_nsec > 10000000)
+		return ktap_fail("a tick of %ld.%09ld s, not 1 to 10 ms", tick.tv_sec, tick.tv_nsec);
+	for (i = 0; i < ARRAY_SIZE(fine); i++) {
+		if (clock_getres(fine[i], &res))
+			return ktap_fail("clock_getres(%d) failed", fine[i]);
+		if (!i)
+			timers = res;
+		else if (res.tv_sec != timers.tv_sec || res.tv_nsec != timers.tv_nsec)
+			return ktap_fail("clock %d: %ld ns, clock %d: %ld ns", fine[0],
+					 timers.tv_nsec, fine[i], res.tv_nsec);
+	}
+	ktap_diag("a tick %ld ns, the timers %ld.%09ld s", tick.tv_nsec, timers.tv_sec,
+		  timers.tv_nsec);
+	return (!timers.tv_sec && timers.tv_nsec == tick.tv_nsec) ||
+	       (!on_ccos() && !timers.tv_sec && timers.tv_nsec == 1) ||
+	       ktap_fail("the timers resolve %ld.%09ld s: expected the tick%s", timers.tv_sec,
+			 timers.tv_nsec, on_ccos() ? " (ccos's end at a tick)" : " or 1 ns");
+}
+
 static const struct test tests[] = {
 	{ "10000 rounds: monotonic never goes back, gettimeofday agrees with CLOCK_REALTIME", test_monotonic_and_consistent },
 	{ "time() equals tv_sec within one second", test_time_within_a_second },
@@ -137,6 +173,7 @@ static const struct test tests[] = {
 	{ "the five clocks answer with a resolution; a bad id is -EINVAL", test_clock_ids },
 	{ "a kernel or unmapped pointer gives -EFAULT to every time call", test_bad_pointers },
 	{ "MONOTONIC_RAW never goes back, TAI is REALTIME plus whole seconds", test_raw_and_tai },
+	{ "clock_getres is the timers' resolution: the tick on ccos, for every clock", test_clock_getres_timers },
 };
 
 int main(int argc, char **argv, char **envp)

@@ -88,7 +88,6 @@ bool hpet_init(uint64_t phys)
 	/* ns per count = period_fs / 10^6 */
 	clocks_calc_mult_shift(&hpet_clocksource.mult, &hpet_clocksource.shift,
 			       hpet_period_fs, 1000000);
-	hpet_clocksource.res_ns = (hpet_period_fs + 999999) / 1000000;
 	hpet_clocksource.usable = true;
 
 	/*

@@ -46,7 +46,6 @@ static void set_tick_length(uint64_t count, uint64_t hz)
 	tick_nsec = (count * NSEC_PER_SEC + hz / 2) / hz;
 	clocks_calc_mult_shift(&jiffies_clocksource.mult, &jiffies_clocksource.shift,
 			       count * NSEC_PER_SEC, hz);
-	jiffies_clocksource.res_ns = NSEC_PER_SEC / HZ;
 }
 
 /*

@@ -27,7 +27,6 @@ struct clocksource tsc_clocksource = {
 	.read = tsc_read,
 	.mask = ~0ul,
 	.vclock_mode = VCLOCK_TSC,
-	.res_ns = 1,
 };
 
 static void tsc_detect(void)

@@ -14,7 +14,6 @@ struct clocksource {
 	uint64_t mask;		/* 2^bits - 1: the counter wraps there */
 	uint32_t mult, shift;
 	int vclock_mode;
-	uint64_t res_ns;	/* resolution that clock_getres reports */
 	bool usable;
 };
 

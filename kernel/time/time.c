@@ -58,25 +58,27 @@ int do_clock_gettime(clockid_t clock, struct timespec *ts)
 }
 
 /*
- * The fine clocks resolve what the clocksource does; the coarse ones a
- * tick, given as 1/HZ as Linux does, not the PIT's slightly longer tick.
+ * A clock's resolution, as Linux gives it, is its timers': on ccos a
+ * sleep or a timer ends at the scheduler's first pass past its deadline
+ * (wake_sleepers in kernel/sched/sched.c, which runs the timers), the next
+ * tick unless a switch comes sooner, since the local APIC timer runs
+ * periodic and nothing is programmed to fire at a deadline. That is
+ * Linux's hrtimer without high resolution (CONFIG_HIGH_RES_TIMERS off,
+ * or highres=off), whose resolution is then LOW_RES_NSEC, a tick: so
+ * every clock here, as the coarse ones are on any Linux. Reading a clock
+ * is finer (the clocksource's count), but that is not what this says.
+ * The tick as HZ names it (TICK_NSEC), not the PIT's slightly longer one.
  */
+#define TICK_NSEC	((NSEC_PER_SEC + HZ / 2) / HZ)
+
 int do_clock_getres(clockid_t clock, struct timespec *res)
 {
-	const struct clocksource *cs = timekeeping_clocksource();
-	uint64_t ns = NSEC_PER_SEC / HZ;
-
 	if (is_cpu_clock(clock))
 		return cpu_clock_getres(clock, res);
 	if (!clock_id_valid(clock))
 		return -EINVAL;
-	clock = clock_served_as(clock);
-	if (cs && clock != CLOCK_REALTIME_COARSE && clock != CLOCK_MONOTONIC_COARSE)
-		ns = cs->res_ns;
-	if (res) {
-		res->tv_sec = ns / NSEC_PER_SEC;
-		res->tv_nsec = ns % NSEC_PER_SEC;
-	}
+	if (res)
+		*res = (struct timespec){ 0, TICK_NSEC };
 	return 0;
 }
 

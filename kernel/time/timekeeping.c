@@ -161,8 +161,3 @@ void ktime_boot_wall(struct timespec *ts)
 {
 	*ts = boot_wall;
 }
-
-const struct clocksource *timekeeping_clocksource(void)
-{
-	return tk.cs;
-}

@@ -124,11 +124,10 @@ def test_boot_reports_the_vdso(boot, name):
     b = boot(name)
     m = b.expect(r"^vdso: (\d+) bytes in (\d+) pages? at [0-9a-f]+, shared read-only by every "
                  r"process; clock_getres (\d+) ns, coarse (\d+) ns$")
-    res = {"vdso-hpet": 10}.get(name, 1)
-    if name == "vdso-jiffies":
-        res = int(m.group(4))           # jiffies resolves one tick
-    assert int(m.group(3)) == res, b.report("clock_getres %s ns, expected %d" % (m.group(3), res))
-    assert 9_000_000 <= int(m.group(4)) <= 11_000_000, b.report("a tick is not about 10 ms")
+    # every clock's timers end at a tick, whatever the clocksource (docs/time.md)
+    assert int(m.group(3)) == int(m.group(4)) == 10_000_000, \
+        b.report("clock_getres %s ns, coarse %s ns, expected a tick (10000000) for both"
+                 % (m.group(3), m.group(4)))
 
 
 def test_boot_reports_the_entropy_source(boot):

@@ -111,8 +111,9 @@ time64_t time(time64_t *)
 
 /*
  * The kernel's answers (kernel/time/time.c do_clock_getres), from the values it
- * wrote into vdso_params: the clocksource's resolution for the fine clocks,
- * a tick for the coarse ones. res may be NULL, as for the system call.
+ * wrote into vdso_params: the timers' resolution for the fine clocks (a
+ * tick on ccos, 1 ns on a Linux with high-resolution timers), a tick for
+ * the coarse ones. res may be NULL, as for the system call.
  */
 VDSO_EXPORT int __vdso_clock_getres(clockid_t clock, struct timespec *res)
 {

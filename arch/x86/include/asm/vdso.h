@@ -20,7 +20,7 @@
 
 struct vdso_params {
 	uint64_t magic;
-	uint64_t hres_ns;	/* resolution of REALTIME and MONOTONIC: the clocksource's */
+	uint64_t hres_ns;	/* resolution of REALTIME and MONOTONIC: their timers' */
 	uint64_t coarse_ns;	/* resolution of the COARSE clocks: one tick */
 };
 
