@@ -312,6 +312,43 @@ static int test_altstack_nested(void)
 {
 	return child_passes(altstack_nested_child, NULL);
 }
+/* rt_sigreturn sets the alternate stack that the frame's uc_stack names (Linux's restore_altstack). */
+static stack_t uc_stack_to_set;
+
+static void on_usr_set_uc_stack(int sig, siginfo_t *si, void *ctx)
+{
+	(void)sig, (void)si;
+	((ucontext_t *)ctx)->uc_stack = uc_stack_to_set;
+}
+
+static int uc_stack_child(void *unused)
+{
+	stack_t first = { altstack, 0, sizeof(altstack) / 2 }, ss;
+
+	(void)unused;
+	sigaltstack(&first, NULL);
+	set_handler(SIGUSR1, on_usr_set_uc_stack, 0, 0);
+	uc_stack_to_set = (stack_t){ altstack + sizeof(altstack) / 2, 0, sizeof(altstack) / 2 };
+	kill(getpid(), SIGUSR1);
+	sigaltstack(NULL, &ss);
+	if (ss.ss_sp != uc_stack_to_set.ss_sp || ss.ss_size != uc_stack_to_set.ss_size || ss.ss_flags)
+		return FAIL("the handler set uc_stack to {%p, 0, %lu}; after its return {%p, %d, %lu}",
+			    uc_stack_to_set.ss_sp, uc_stack_to_set.ss_size, ss.ss_sp, ss.ss_flags,
+			    ss.ss_size);
+	uc_stack_to_set = (stack_t){ .ss_flags = SS_DISABLE };
+	kill(getpid(), SIGUSR1);
+	sigaltstack(NULL, &ss);
+	if (!(ss.ss_flags & SS_DISABLE))
+		return FAIL("the handler set SS_DISABLE in uc_stack; after its return flags %d",
+			    ss.ss_flags);
+	return 0;
+}
+
+static int test_sigreturn_restores_altstack(void)
+{
+	return child_passes(uc_stack_child, NULL);
+}
+
 /* A handler at an address user mode cannot run: SIGSEGV, no kernel crash. */
 static int bad_handler_child(void *arg)
 {
@@ -368,6 +405,7 @@ static const struct test tests[] = {
 	{ "async_signal_keeps_all_registers", test_async_registers },
 	{ "altstack_when_stack_unusable", test_altstack_bad_stack },
 	{ "altstack_nested_goes_below", test_altstack_nested },
+	{ "sigreturn_restores_uc_stack", test_sigreturn_restores_altstack },
 	{ "unwritable_frame_kills_sigsegv", test_unwritable_frame },
 	{ "bad_handler_address_sigsegv", test_bad_handler_address },
 	{ "forged_frame_ring0_cs_ss", test_forged_ring0 },

@@ -91,6 +91,23 @@ static bool on_altstack(const struct process *p, uint64_t sp)
 	return !(ss->ss_flags & SS_DISABLE) && sp > ss->ss_sp && sp <= ss->ss_sp + ss->ss_size;
 }
 
+/* The alternate stack set to *ss for a thread whose stack pointer is sp (Linux's do_sigaltstack). */
+static long set_altstack(struct process *p, const stack_t *ss, uint64_t sp)
+{
+	if (on_altstack(p, sp))
+		return -EPERM;		/* cannot change the stack a handler runs on */
+	if (ss->ss_flags & ~(SS_DISABLE | SS_ONSTACK))
+		return -EINVAL;
+	if (ss->ss_flags & SS_DISABLE) {
+		p->sig.altstack = (stack_t){ .ss_flags = SS_DISABLE };
+		return 0;
+	}
+	if (ss->ss_size < MINSIGSTKSZ)
+		return -ENOMEM;
+	p->sig.altstack = (stack_t){ .ss_sp = ss->ss_sp, .ss_size = ss->ss_size };
+	return 0;
+}
+
 /* Build the rt_sigframe on the user stack and point the registers at the handler. */
 static bool setup_frame(struct process *p, struct k_sigaction *ka, const siginfo_t *info,
 			struct trap_frame *tf)
@@ -326,6 +343,12 @@ long sys_rt_sigreturn(void)
 		fpu_reset_area(p->fpu);	/* which held the bad image */
 		return bad_frame(tf);
 	}
+	/*
+	 * The alternate stack the frame names, set as sigaltstack would from
+	 * the stack returned to; as Linux's restore_altstack, its refusals
+	 * (EPERM on the alternate stack, EINVAL, ENOMEM) are ignored.
+	 */
+	set_altstack(p, &uc.uc_stack, tf->rsp);
 	return tf->rax;
 }
 
@@ -380,29 +403,15 @@ long sys_rt_sigprocmask(int how, const uint64_t __user *uset, uint64_t __user *o
 long sys_sigaltstack(const stack_t __user *uss, stack_t __user *old)
 {
 	struct process *p = current();
-	bool on = on_altstack(p, p->tf->rsp);
 	stack_t ss, cur = p->sig.altstack;
 
-	if (on)
+	if (on_altstack(p, p->tf->rsp))
 		cur.ss_flags = SS_ONSTACK;
 	if (uss && copy_from_user(&ss, uss, sizeof(ss)))
 		return -EFAULT;
 	if (old && copy_to_user(old, &cur, sizeof(cur)))
 		return -EFAULT;
-	if (!uss)
-		return 0;
-	if (on)
-		return -EPERM;		/* cannot change the stack a handler runs on */
-	if (ss.ss_flags & ~(SS_DISABLE | SS_ONSTACK))
-		return -EINVAL;
-	if (ss.ss_flags & SS_DISABLE) {
-		p->sig.altstack = (stack_t){ .ss_flags = SS_DISABLE };
-		return 0;
-	}
-	if (ss.ss_size < MINSIGSTKSZ)
-		return -ENOMEM;
-	p->sig.altstack = (stack_t){ .ss_sp = ss.ss_sp, .ss_size = ss.ss_size };
-	return 0;
+	return uss ? set_altstack(p, &ss, p->tf->rsp) : 0;
 }
 
 /* Sleep until a signal that runs a handler or kills; signals that would be ignored do not end it. */
