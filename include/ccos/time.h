@@ -7,6 +7,7 @@
 #include <asm/arch.h>
 
 #define HZ		100	/* timer interrupts per second */
+#define TICK_NSEC	(NSEC_PER_SEC / HZ)	/* a tick as HZ names it: what clock_getres reports */
 
 /*
  * The kernel's view of the vvar page (kernel/time/vvar.c). `jiffies` is the

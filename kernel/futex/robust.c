@@ -73,8 +73,9 @@ fault:
  * The lock word at uaddr, if the dead thread p owns it: mark it
  * FUTEX_OWNER_DIED (keeping FUTEX_WAITERS) so that the next locker gets
  * EOWNERDEAD, and wake one waiter if any sleeps on it (a shared wake, as
- * Linux's; a PI lock goes to its first waiter in exit_pi_locks). The pending mutex of an unlock that had cleared the word but
- * not yet woken anyone gets its wake. -EFAULT stops the walk.
+ * Linux's; a PI lock goes to its first waiter in exit_pi_locks). The
+ * pending mutex of an unlock that had cleared the word but not yet woken
+ * anyone gets its wake. -EFAULT stops the walk.
  */
 static long owner_died(struct process *p, uint32_t __user *uaddr, bool pi, bool pending)
 {

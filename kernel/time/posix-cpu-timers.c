@@ -144,8 +144,7 @@ int cpu_clock_getres(clockid_t clock, struct timespec *res)
 	if (!clock_owner(clock, false))
 		return -EINVAL;
 	if (res)
-		*res = (struct timespec){ 0, CPUCLOCK_WHICH(clock) == CPUCLOCK_SCHED ? 1
-										: NSEC_PER_SEC / HZ };
+		*res = (struct timespec){ 0, CPUCLOCK_WHICH(clock) == CPUCLOCK_SCHED ? 1 : TICK_NSEC };
 	return 0;
 }
 

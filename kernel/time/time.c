@@ -69,8 +69,6 @@ int do_clock_gettime(clockid_t clock, struct timespec *ts)
  * is finer (the clocksource's count), but that is not what this says.
  * The tick as HZ names it (TICK_NSEC), not the PIT's slightly longer one.
  */
-#define TICK_NSEC	((NSEC_PER_SEC + HZ / 2) / HZ)
-
 int do_clock_getres(clockid_t clock, struct timespec *res)
 {
 	if (is_cpu_clock(clock))
