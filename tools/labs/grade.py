@@ -56,8 +56,8 @@ def config(key, tree=None, prefix="lab"):
     # Labs 0 to 7 are the kernel before page-table isolation (2018), whose ring 3 reads the
     # HPET page however the vDSO reads the clock: their boots say pti=off, which make test
     # PTI=on (pti= on every boot that names none) then leaves alone. Lab 8's name pti=on.
-    cmdline = spec.cmdline if "pti=" in spec.cmdline.split(" -- ")[0] else "pti=off " + spec.cmdline
-    return harness.Config("%s-%s" % (prefix, key), mode=spec.mode, cmdline=cmdline,
+    return harness.Config("%s-%s" % (prefix, key), mode=spec.mode,
+                          cmdline=harness.with_pti(spec.cmdline, "off"),
                           modules=tuple(os.path.join(build, m) for m in spec.modules),
                           extra=spec.extra, tree=tree, gdb=spec.gdb)
 

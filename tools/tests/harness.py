@@ -45,6 +45,13 @@ def _load_tool(name):
 runqemu = _load_tool("runqemu")
 
 
+def with_pti(cmdline, pti):
+    """cmdline with pti=PTI first, unless pti is None or the kernel's part of it names pti= itself."""
+    if pti is None or "pti=" in cmdline.split(" -- ")[0]:
+        return cmdline
+    return ("pti=%s %s" % (pti, cmdline)).strip()
+
+
 @dataclasses.dataclass(frozen=True)
 class Config:
     """One way to boot ccos. The name is also the folder under build/test/."""
@@ -74,9 +81,7 @@ class Config:
     @property
     def kernel_args(self):
         """cmdline, with pti=PTI first under make test PTI=... unless it names pti= itself."""
-        if PTI is None or "pti=" in self.cmdline.split(" -- ")[0]:
-            return self.cmdline
-        return ("pti=%s %s" % (PTI, self.cmdline)).strip()
+        return with_pti(self.cmdline, PTI)
 
     @property
     def full_cmdline(self):
