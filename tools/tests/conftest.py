@@ -5,17 +5,29 @@ import pytest
 
 import shell_session  # noqa: F401 (registers the shell boot's job)
 import harness
+import labkit
+from labkit import kit  # noqa: F401 (the course kit's trees, one set a session)
 from configs import CONFIGS
 
 
+def pytest_configure(config):
+    reporter = config.pluginmanager.getplugin("terminalreporter")
+    if reporter:
+        harness.say = lambda line: reporter.write_line(line)
+
+
 def _whole_suite(config):
-    """Whether this run selects the whole suite: no -k, no -m, only folders named."""
-    return (not config.getoption("keyword") and not config.getoption("markexpr")
+    """Whether this run selects the whole suite (make test's or make test-course's): no -k,
+    no -m but the course's, only folders named."""
+    return (not config.getoption("keyword")
+            and config.getoption("markexpr") in ("", "not course")
             and all(os.path.isdir(a.split("::")[0]) for a in config.args))
 
 
 def _ktap_params(config):
     """One pytest parameter per top-level KTAP result of each ktap=True boot."""
+    if config.getoption("markexpr") == "course":
+        return []       # make test-course: the kit's proofs alone, no boot of the matrix
     ktap_configs = [c for c in CONFIGS if c.ktap and not harness.unsupported(c)]
     # -k 'init-bios and muslclose' boots only init-bios: a conjunction that
     # names a boot cannot match another boot's cases.
@@ -27,6 +39,7 @@ def _ktap_params(config):
     # the slowest first, so that both QEMUs stay busy to the end.
     if _whole_suite(config):
         harness.prefetch([c.name for c in CONFIGS] + list(harness._job_registry))
+        labkit.start()
     harness.prefetch(ktap_configs)
     params = []
     for c in ktap_configs:
@@ -42,6 +55,8 @@ def _ktap_params(config):
 def pytest_generate_tests(metafunc):
     # KTAP results are only known once the kernel has run, so the boots
     # that print KTAP happen here, at collection.
+    if "kit" in metafunc.fixturenames:
+        labkit.start()
     if "ktap_result" in metafunc.fixturenames:
         metafunc.parametrize("ktap_result", _ktap_params(metafunc.config))
 
@@ -64,16 +79,12 @@ def pytest_collection_finish(session):
 
 
 def pytest_terminal_summary(terminalreporter, config):
-    """The five slowest boots and gdb sessions; with -v (make test V=1), how long
-    each boot took and where its log is."""
-    if config.getoption("verbose") > 0:
-        for b in harness.finished():
-            terminalreporter.write_line("boot %-16s %5.1f s  status %s  %s" % (
-                b.config.name, b.seconds, b.status, os.path.relpath(b.log_path, harness.ROOT)))
+    """Where the time went: the boots' and gdb sessions' total and the ten slowest (make test
+    V=1 also printed each as it ended, harness.VERBOSE)."""
     times = sorted(harness._times.items(), key=lambda kv: -kv[1])
     if times:
-        terminalreporter.write_line("%d boots and gdb sessions, the slowest: %s" % (
-            len(times), ", ".join("%s %.0f s" % kv for kv in times[:5])))
+        terminalreporter.write_line("%d boots and gdb sessions, %.0f s of QEMU in all; the ten slowest: %s" % (
+            len(times), sum(t for _, t in times), ", ".join("%s %.0f s" % kv for kv in times[:10])))
 
 
 def pytest_sessionfinish(session):

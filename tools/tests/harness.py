@@ -384,9 +384,21 @@ def config(name_or_config):
                        % name_or_config) from None
 
 
+# make test V=1: conftest.py sets say to print a line for each boot and gdb
+# session as it ends (on pytest's terminal: it captures everything else).
+VERBOSE = bool(os.environ.get("CCOS_TEST_VERBOSE"))
+say = None
+
+
+def _ended(name, seconds, what):
+    _times[name] = round(seconds, 1)
+    if VERBOSE and say:
+        say("boot %-28s %6.1f s  %s" % (name, seconds, what))
+
+
 def _timed_boot(c, iso):
     b = run_boot(c, iso)
-    _times[c.name] = round(b.seconds, 1)
+    _ended(c.name, b.seconds, "status %s  %s" % (b.status, os.path.relpath(b.log_path, ROOT)))
     return b
 
 
@@ -395,7 +407,7 @@ def _timed_job(name, fn):
     try:
         return fn()
     finally:
-        _times[name] = round(time.monotonic() - start, 1)
+        _ended(name, time.monotonic() - start, "(gdb or shell session)")
 
 
 def _submit(c):
@@ -438,13 +450,6 @@ def boot(name_or_config):
         import pytest
         pytest.skip(why)
     return _submit(c).result()
-
-
-def finished():
-    """The boots of this session that have completed, in the order they were asked for."""
-    with _lock:
-        futures = [f for _, f in _boots.values()]
-    return [f.result() for f in futures if f.done() and not f.cancelled()]
 
 
 def shutdown():

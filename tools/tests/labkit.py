@@ -43,39 +43,54 @@ def restore(path, lab):
 
 
 def _new_tree(lab, name, restored=False):
-    """Write, seed and build one student tree; (path, make status, make output)."""
+    """Write, seed and build one student tree, then queue its boots: (lab, path, make status,
+    make output, its boots' configurations)."""
     path = os.path.join(LAB_DIR, name)
     shutil.rmtree(path, ignore_errors=True)
     tree.write_tree(harness.ROOT, lab, path)
     if restored:
         restore(path, lab)
     tree.seed_build(harness.ROOT, path)
-    return (path,) + make(path)
+    status, output = make(path)
+    configs = {k: grade.config(k, path, "labs-" + name) for k in lab.boots}
+    if status == 0:
+        harness.prefetch(configs.values())
+    return lab, path, status, output, configs
+
+
+_builds = ThreadPoolExecutor(max_workers=2, thread_name_prefix="labtree")
+_trees = {}         # name -> Future of _new_tree's answer
+
+
+def start():
+    """Queue the full tree's grading boots and start building every student tree, two at
+    a time, each queueing its boots once built. Once a session, as early as the suite
+    knows it will grade (conftest.py), so that the builds overlap the matrix's boots."""
+    if _trees or not tree.all_regions(harness.ROOT):
+        return
+    harness.prefetch(grade.config(k) for lab in LABS for k in lab.boots)
+    jobs = [(lab, lab.slug, False) for lab in LABS]
+    jobs += [(catalog.find(name), "restored-" + name, True) for name in RESTORED]
+    for lab, name, restored in jobs:
+        _trees[name] = _builds.submit(_new_tree, lab, name, restored)
 
 
 @pytest.fixture(scope="session")
-def kit(tmp_path_factory):
+def kit():
     """Every student tree built and its boots queued; the full tree's boots queued too."""
     if not tree.all_regions(harness.ROOT):
         pytest.skip("no solution regions here: this is a student tree")
-    answers = str(tmp_path_factory.mktemp("answers"))
+    start()
+    answers = os.path.join(LAB_DIR, "answers")
+    os.makedirs(answers, exist_ok=True)
     for lab in LABS:
         with open(os.path.join(answers, lab.answers), "w") as f:
             f.write("the grader only checks that this file is here\n")
     full = {k: grade.config(k) for lab in LABS for k in lab.boots}
-    harness.prefetch(full.values())
-    jobs = [(lab, lab.slug, False) for lab in LABS]
-    jobs += [(catalog.find(name), "restored-" + name, True) for name in RESTORED]
     trees = {}
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {name: (lab, pool.submit(_new_tree, lab, name, restored))
-                   for lab, name, restored in jobs}
-        for name, (lab, fut) in futures.items():
-            path, status, output = fut.result()
-            configs = {k: grade.config(k, path, "labs-" + name) for k in lab.boots}
-            if status == 0:
-                harness.prefetch(configs.values())
-            trees[name] = (lab, path, status, output, configs)
+    for name, fut in _trees.items():
+        lab, path, status, output, configs = fut.result()
+        trees[name] = (lab, path, status, output, configs)
     return {"answers": answers, "full": full, "trees": trees}
 
 

@@ -21,7 +21,7 @@ import os
 import pytest
 
 import harness
-from labkit import LABS, RESTORED, catalog, grade, regions, results, tree, kit, grade_with, built  # noqa: F401
+from labkit import LABS, RESTORED, catalog, grade, regions, results, tree, grade_with, built  # noqa: F401
 
 
 @pytest.mark.parametrize("lab", [lab.name for lab in LABS])

@@ -16,7 +16,7 @@ import pytest
 import harness
 import kit_formats
 from ktap import parse_ktap
-from labkit import RESTORED, catalog, grade, regions, restore, results, tree, kit, built  # noqa: F401
+from labkit import RESTORED, catalog, grade, regions, restore, results, tree, built
 
 sys.path.insert(0, os.path.join(harness.ROOT, "tools", "labs"))
 import batch  # noqa: E402
@@ -219,6 +219,7 @@ def _tarball(src, dest, slug, answers=True, breaks=None):
         shutil.rmtree(work)
 
 
+@pytest.mark.course
 def test_batch_grades_a_class(kit, tmp_path):
     """Three hand-ins, two at a time: full marks, the untouched stub, a tree that does not build.
     Their files are older than this tree's build, which seeds theirs: each must still be built
@@ -247,6 +248,7 @@ def test_batch_grades_a_class(kit, tmp_path):
             kit_formats.check_gradescope(json.load(f))
 
 
+@pytest.mark.course
 def test_gradescope_bundle_grades_a_submission(tmp_path):
     """The bundle as Gradescope runs it: setup.sh once, run_autograder on a student's tree
     (run in a fresh Debian root too: docs/teaching.md, "Gradescope")."""

@@ -116,6 +116,22 @@ static long every_call(char *pages, int ways)
 	return bad;
 }
 
+/*
+ * The mask the child pid writes to the pipe p, and its wait status; non-zero
+ * when it died first. The parent closes its write end before it reads, so a
+ * child that dies (a stubbed vDSO, say) ends the read at once.
+ */
+static int child_answer(long pid, int p[2], long *bad, int *status)
+{
+	long n;
+
+	close(p[1]);
+	n = read(p[0], bad, sizeof(*bad));
+	close(p[0]);
+	wait4(pid, status, 0, NULL);
+	return n != sizeof(*bad);
+}
+
 /* The ways this mode can call: the page only where it is callable. */
 static int ways(void)
 {
@@ -149,10 +165,8 @@ int test_outputs_on_pages_fork_shares(void)
 		write(p[1], &bad, sizeof(bad));
 		exit(0);
 	}
-	read(p[0], &bad, sizeof(bad));
-	wait4(pid, &status, 0, NULL);
-	close(p[0]);
-	close(p[1]);
+	if (child_answer(pid, p, &bad, &status))
+		return ktap_fail("the child ended before its answer: wait status %#x", status);
 	if (!all_bytes(pages, PAGES * PAGE_SIZE, FILL))
 		return ktap_fail("the parent's stack changed: a call wrote into the frame it shares");
 	return report(bad, "the child's stack, shared with its parent");
@@ -235,10 +249,8 @@ int test_bad_pointer_beside_shared_pages(void)
 		write(p[1], &bad, sizeof(bad));
 		exit(0);
 	}
-	read(p[0], &bad, sizeof(bad));
-	wait4(pid, &status, 0, NULL);
-	close(p[0]);
-	close(p[1]);
+	if (child_answer(pid, p, &bad, &status))
+		return ktap_fail("the child ended before its answer: wait status %#x", status);
 	if (bad)
 		return ktap_fail("mask %#lx: bits 0-3 a bad pointer beside a shared page (gettimeofday "
 				 "tz, tv; getcpu node, cpu), 4-7 beside an untouched page, 8 across a shared "
