@@ -17,8 +17,8 @@ def pytest_configure(config):
 
 
 def _whole_suite(config):
-    """Whether this run selects the whole suite (make test's or make test-course's): no -k,
-    no -m but the course's, only folders named."""
+    """Whether this run selects the whole suite (make test's): no -k, no -m but the one that
+    leaves out the course's proofs, only folders named."""
     return (not config.getoption("keyword")
             and config.getoption("markexpr") in ("", "not course")
             and all(os.path.isdir(a.split("::")[0]) for a in config.args))
@@ -55,7 +55,7 @@ def _ktap_params(config):
 def pytest_generate_tests(metafunc):
     # KTAP results are only known once the kernel has run, so the boots
     # that print KTAP happen here, at collection.
-    if "kit" in metafunc.fixturenames:
+    if "kit" in metafunc.fixturenames and not metafunc.config.option.collectonly:
         labkit.start()
     if "ktap_result" in metafunc.fixturenames:
         metafunc.parametrize("ktap_result", _ktap_params(metafunc.config))
@@ -88,6 +88,7 @@ def pytest_terminal_summary(terminalreporter, config):
 
 
 def pytest_sessionfinish(session):
+    labkit.shutdown()
     harness.shutdown()
 
 

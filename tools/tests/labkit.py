@@ -75,6 +75,11 @@ def start():
         _trees[name] = _builds.submit(_new_tree, lab, name, restored)
 
 
+def shutdown():
+    """Build no tree not yet started (the end of the session, or ^C)."""
+    _builds.shutdown(wait=False, cancel_futures=True)
+
+
 @pytest.fixture(scope="session")
 def kit():
     """Every student tree built and its boots queued; the full tree's boots queued too."""
