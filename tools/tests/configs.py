@@ -96,13 +96,15 @@ CONFIGS = [
     Config("maps-none", fw="bios", mode="none", ktap=True, cmdline="-- /bin/mapstest"),
     Config("maps-twice", fw="bios", ktap=True, cmdline="-- /bin/catmaps"),
     # A short run of the system-call fuzzer (user/fuzz.c) with a fixed seed;
-    # make fuzz runs long ones with fresh seeds in every mode.
+    # make fuzz runs long ones with fresh seeds in every mode. Silence of 240 s:
+    # the fuzzer prints its results once its 3000 calls are done.
     Config("fuzz-bios", fw="bios", ktap=True, cmdline="lockdebug -- /bin/fuzz 1 3000", silence=240,
            extra=SMP2),
     # The attack lab (test_attack.py, docs/attack.md): user/attack/attack in
     # each mode, with the heatmap's 4096 jumps (-m), given the copy of the
     # native page that the attacker studies; and the layout of its static-pie
-    # programs with randomization turned off on the command line.
+    # programs with randomization turned off on the command line. Silence of
+    # 240 s: the heatmap's 4096 jumps print one line when all are done.
 ] + [Config("attack-%s" % mode, fw="bios", mode=mode, ktap=True, silence=240,
             modules=("build/vsyscall_native.bin",), cmdline="-- /bin/attack -m")
      for mode in ("native", "emulate", "xonly", "none")] + [
