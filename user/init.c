@@ -1,5 +1,5 @@
 /* init: the first user process; starts the shell, or runs each test program and reports KTAP. */
-#include "ulib.h"
+#include "ktap.h"
 
 /* The programs init runs when its one argument is `test` (the test boots give it). */
 static const char *const programs[] = {

@@ -5,7 +5,7 @@
  * Every case runs in a child of its own: most fault on purpose, change
  * their signal state or may be killed. A child explains a failure in "# "
  * lines (KTAP diagnostics, printed before the result) and exits with 1;
- * the parent prints one KTAP result per case. run_case (testutil.c)
+ * the parent prints one KTAP result per case. run_case (ktap.c)
  * runs each case under a watchdog. The same binary runs on Linux, which
  * is how its expectations were checked; docs/testing.md lists where a
  * host may answer otherwise. The helpers they

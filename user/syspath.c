@@ -279,7 +279,7 @@ static int test_no_leak(void)
 		return skip("MemFree is the whole host's");
 	for (i = 0; i < 102; i++) {
 		if (i == 2) {
-			own_memory();	/* the pages fork shares with the runner (testutil.c) */
+			own_memory();	/* the pages fork shares with the runner (ktap.c) */
 			before = meminfo_kb("MemFree");	/* the heap's classes have filled */
 		}
 		if (mkdir("w") || (fd = open("w", O_RDONLY | O_DIRECTORY, 0)) < 0 || chdir("w"))

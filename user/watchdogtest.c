@@ -2,9 +2,11 @@
 #include "testutil.h"
 
 /*
- * With the argument `hang` (tools/tests/test_host.py), a case that hangs
- * on purpose is added: the runner must report it `not ok N name # timed
- * out after 1 s` and go on with the next case, leaving no process behind.
+ * With the argument `hang` (tools/tests/test_host.py), two cases that fail
+ * on purpose come first: one hangs, which the runner must report `not ok
+ * 1 hangs_on_purpose # timed out after 1 s`, leaving no process behind;
+ * one kills itself before its result, `not ok 2 dies_on_purpose # killed
+ * by signal 11 before its result`; and the runner goes on with the rest.
  */
 
 static volatile int alarms, alarm_code;
@@ -77,6 +79,13 @@ static int hang_with_child(void)
 	return 0;
 }
 
+/* A case that dies before it prints its line: the parent prints it. */
+static int die(void)
+{
+	kill(getpid(), SIGSEGV);
+	return 1;
+}
+
 static int test_watchdog_ends_a_hang(void)
 {
 	long t0 = now_ns(), t;
@@ -98,6 +107,7 @@ static int test_watchdog_passes_results_on(void)
 
 static const struct test tests[] = {
 	{ "hangs_on_purpose", hang_with_child, 0, 1 },	/* only with `hang` */
+	{ "dies_on_purpose", die },			/* only with `hang` */
 	{ "alarm_returns_seconds_left", test_alarm_returns_seconds_left },
 	{ "alarm_delivers_sigalrm_once", test_alarm_delivers_sigalrm },
 	{ "fork_drops_the_alarm", test_fork_drops_the_alarm },
@@ -107,8 +117,8 @@ static const struct test tests[] = {
 
 int main(int argc, char **argv, char **envp)
 {
-	int with_hang = argc > 1 && !strcmp(argv[1], "hang");
+	int skipped = argc > 1 && !strcmp(argv[1], "hang") ? 0 : 2;	/* the two on purpose */
 
 	(void)envp;
-	return run_tests(tests + !with_hang, ARRAY_SIZE(tests) - !with_hang);
+	return run_tests(tests + skipped, ARRAY_SIZE(tests) - skipped);
 }

@@ -107,6 +107,7 @@ typedef unsigned char uint8_t;
 #define SA_RESETHAND	0x80000000
 #define SIG_DFL		((void (*)(int))0)
 #define SIG_IGN		((void (*)(int))1)
+#define SIG_ERR		((void (*)(int))-1)
 #define SIG_BLOCK	0
 #define SIG_UNBLOCK	1
 #define SIG_SETMASK	2

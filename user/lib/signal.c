@@ -17,3 +17,21 @@ long sigaction(int sig, void (*handler)(int, siginfo_t *, void *),
 
 	return rt_sigaction(sig, &sa, NULL, sizeof(sigset_t));
 }
+
+/*
+ * signal, as glibc's and musl's: the handler gets the signal's number
+ * only, and a system call it interrupts runs again after it (SA_RESTART,
+ * BSD's rule). The handler it replaces, or SIG_ERR.
+ */
+void (*signal(int sig, void (*handler)(int)))(int)
+{
+	struct kernel_sigaction sa = {
+		.sa_handler = (void *)handler,	/* called with the number only */
+		.sa_flags = SA_RESTART | SA_RESTORER,
+		.sa_restorer = rt_sigreturn,
+	}, old;
+
+	if (rt_sigaction(sig, &sa, &old, sizeof(sigset_t)) < 0)
+		return SIG_ERR;
+	return (void *)old.sa_handler;
+}

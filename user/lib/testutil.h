@@ -1,8 +1,8 @@
-/* testutil: what the test programs share: addresses, expectations, time, a table runner. */
+/* testutil: what the ulib test programs share: addresses, expectations, time; the runner is ktap.h. */
 #ifndef USER_TESTUTIL_H
 #define USER_TESTUTIL_H
 
-#include "ulib.h"
+#include "ktap.h"
 
 #define KERNEL_ADDR	0xffffffff80000000UL
 #define VSYSCALL_ADDR	0xffffffffff600000UL
@@ -39,35 +39,5 @@ char state_of(long pid, char want);
 long now_ns(void);
 long sleep_ns(long ns);
 void *map_pages(int n);
-
-/* This program's path, if argv[0] is one (find_self); else NULL. */
-extern const char *self;
-void find_self(const char *argv0);
-
-/*
- * A case returns 1 (passed), 0 (failed, with ktap_fail's reason) or
- * skip(why). run_case runs it in a child of its own, in a process group
- * of its own where the kernel has them, under a watchdog: after `seconds`
- * (CASE_TIMEOUT if 0) the child and its group are killed and the case is
- * `not ok N name # timed out`. It prints the one KTAP line and returns 1
- * if the case passed or was skipped.
- */
-#define SKIPPED		2
-#define CASE_TIMEOUT	30
-int skip(const char *why);
-int run_case(const char *name, int (*run)(void), unsigned int seconds);
-
-/* What a case's child did: one of these, or a wait status (run_watched). */
-#define CASE_TIMED_OUT	(-1000)
-int run_watched(int (*fn)(void *), void *arg, unsigned int seconds);
-
-/* One KTAP line per test; a test that needs self skips without it. */
-struct test {
-	const char *name;
-	int (*run)(void);
-	int needs_self;		/* reads or execs this program's file */
-	unsigned int seconds;	/* its watchdog; 0: CASE_TIMEOUT */
-};
-int run_tests(const struct test *tests, unsigned long n);
 
 #endif

@@ -78,3 +78,13 @@ long getcwd(char *buf, size_t size)
 {
 	return syscall2(__NR_getcwd, L(buf), size);
 }
+
+long waitpid(pid_t pid, int *status, int options)
+{
+	return wait4(pid, status, options, NULL);
+}
+
+void _exit(int status)
+{
+	exit_group(status);
+}

@@ -124,25 +124,25 @@ static int test_sendfile_input_closed(void)
 		data[i] = 'a' + i % 23;
 	fd = open("/tmp/muslclose-src", O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0 || write(fd, data, LEN) != LEN || lseek(fd, 0, SEEK_SET) != 0 || pipe(p))
-		return fail("setting up: %s", strerror(errno));
+		return ktap_fail("setting up: %s", strerror(errno));
 	unlink("/tmp/muslclose-src");
 	if ((full = fill_pipe(p)) > 3 * LEN)
-		return fail("a pipe of %ld bytes: more than this test's buffer", full);
+		return ktap_fail("a pipe of %ld bytes: more than this test's buffer", full);
 	s.fd = p[1];
 	s.in = fd;
 	if (!start_sleeper(&t, sleeper_sendfile, &s))
-		return fail("sendfile into a full pipe did not sleep");
+		return ktap_fail("sendfile into a full pipe did not sleep");
 	close(fd);
 	reuse_freed_memory();
 	while (done < full + LEN && (n = read(p[0], got + done, full + LEN - done)) > 0)
 		done += n;
 	pthread_join(t, NULL);
 	if (s.result != LEN)
-		return fail("sendfile returned %ld (%s), expected %d", s.result,
-			    s.result < 0 ? strerror(s.err) : "bytes", LEN);
+		return ktap_fail("sendfile returned %ld (%s), expected %d", s.result,
+				 s.result < 0 ? strerror(s.err) : "bytes", LEN);
 	if (done != full + LEN || memcmp(got + full, data, LEN))
-		return fail("the pipe held %ld bytes after the %ld of filler, not the file's %d",
-			    done - full, full, LEN);
+		return ktap_fail("the pipe held %ld bytes after the %ld of filler, not the file's %d",
+				 done - full, full, LEN);
 	return 1;
 }
 
@@ -161,19 +161,19 @@ static int test_pipe_both_ends_closed(void)
 	pthread_t t;
 
 	if (pipe(p))
-		return fail("pipe: %s", strerror(errno));
+		return ktap_fail("pipe: %s", strerror(errno));
 	s.fd = p[0];
 	if (!start_sleeper(&t, sleeper_read, &s))
-		return fail("read of an empty pipe did not sleep");
+		return ktap_fail("read of an empty pipe did not sleep");
 	close(p[0]);
 	close(p[1]);
 	if (pipe(q) || write(q[1], msg, sizeof(msg) - 1) != sizeof(msg) - 1)
-		return fail("the second pipe: %s", strerror(errno));
+		return ktap_fail("the second pipe: %s", strerror(errno));
 	pthread_join(t, NULL);
 	if (s.result != 0)
-		return fail("the reader returned %ld, expected 0 (end of file)", s.result);
+		return ktap_fail("the reader returned %ld, expected 0 (end of file)", s.result);
 	if (read(q[0], got, sizeof(got)) != sizeof(msg) - 1 || memcmp(got, msg, sizeof(msg) - 1))
-		return fail("the second pipe lost its bytes");
+		return ktap_fail("the second pipe lost its bytes");
 	return 1;
 }
 
@@ -188,27 +188,27 @@ static int test_dup2_over_fd_in_use(void)
 	pthread_t t;
 
 	if (pipe(p) || (other = open("/dev/null", O_RDONLY)) < 0)
-		return fail("setting up: %s", strerror(errno));
+		return ktap_fail("setting up: %s", strerror(errno));
 	s.fd = p[0];
 	if (!start_sleeper(&t, sleeper_read, &s))
-		return fail("read of an empty pipe did not sleep");
+		return ktap_fail("read of an empty pipe did not sleep");
 	if (dup2(other, p[0]) != p[0])
-		return fail("dup2: %s", strerror(errno));
+		return ktap_fail("dup2: %s", strerror(errno));
 	if (write(p[1], "hello", 5) != 5)
-		return fail("write: %s", strerror(errno));
+		return ktap_fail("write: %s", strerror(errno));
 	pthread_join(t, NULL);
 	if (s.result != 5 || memcmp(s.buf, "hello", 5))
-		return fail("the reader returned %ld, expected the pipe's 5 bytes", s.result);
+		return ktap_fail("the reader returned %ld, expected the pipe's 5 bytes", s.result);
 	return 1;
 }
 
 int main(void)
 {
-	static const struct ktap_test cases[] = {
+	static const struct test cases[] = {
 		{ "sendfile_input_closed_while_asleep", test_sendfile_input_closed },
 		{ "pipe_both_ends_closed_while_read_asleep", test_pipe_both_ends_closed },
 		{ "dup2_over_fd_in_use", test_dup2_over_fd_in_use },
 	};
 
-	return KTAP_MAIN(cases);
+	return run_tests(cases, ARRAY_SIZE(cases));
 }

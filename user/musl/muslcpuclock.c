@@ -37,8 +37,8 @@ static int spin_on(clockid_t clock, long long ns)
 
 	while (clock_ns(clock) - start < ns)
 		if (clock_ns(CLOCK_MONOTONIC) - t0 > GIVE_UP_NS)
-			return fail("clock %d moved %lld ns in 10 s of a busy loop", clock,
-				    clock_ns(clock) - start);
+			return ktap_fail("clock %d moved %lld ns in 10 s of a busy loop", clock,
+					 clock_ns(clock) - start);
 	return 1;
 }
 
@@ -57,19 +57,19 @@ static int test_thread_clock_runs_with_the_thread(void)
 	int i;
 
 	if (t0 < 0)
-		return fail("clock_gettime(CLOCK_THREAD_CPUTIME_ID): %s", strerror(errno));
+		return ktap_fail("clock_gettime(CLOCK_THREAD_CPUTIME_ID): %s", strerror(errno));
 	if (!spin_on(CLOCK_THREAD_CPUTIME_ID, 30 * MSEC))
 		return 0;
 	t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (t1 - t0 > clock_ns(CLOCK_MONOTONIC) - mono0)
-		return fail("%lld ns of CPU time in %lld ns", t1 - t0, clock_ns(CLOCK_MONOTONIC) - mono0);
+		return ktap_fail("%lld ns of CPU time in %lld ns", t1 - t0, clock_ns(CLOCK_MONOTONIC) - mono0);
 	sleep_ms(50);
 	t2 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (t2 - t1 >= 50 * MSEC)
-		return fail("a 50 ms sleep counted %lld ns of CPU time", t2 - t1);
+		return ktap_fail("a 50 ms sleep counted %lld ns of CPU time", t2 - t1);
 	for (i = 0; i < 10000; i++, last = t2)
 		if ((t2 = clock_ns(CLOCK_THREAD_CPUTIME_ID)) < last)
-			return fail("the clock went back from %lld to %lld", last, t2);
+			return ktap_fail("the clock went back from %lld to %lld", last, t2);
 	return 1;
 }
 
@@ -109,7 +109,7 @@ static int test_process_clock_sums_threads(void)
 	long long p0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID), spun, p1, p2;
 
 	if (!start_spinner(&t))
-		return fail("pthread_create");
+		return ktap_fail("pthread_create");
 	clock = spinner_clock;
 	if (!spin_on(clock, 30 * MSEC)) {
 		stop = 1;
@@ -122,7 +122,7 @@ static int test_process_clock_sums_threads(void)
 	pthread_join(t, NULL);
 	p2 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	if (p1 - p0 < 30 * MSEC || p2 < p1)
-		return fail("process clock %lld, %lld, %lld ns (a thread ran %lld)", p0, p1, p2, spun);
+		return ktap_fail("process clock %lld, %lld, %lld ns (a thread ran %lld)", p0, p1, p2, spun);
 	return 1;
 }
 
@@ -133,14 +133,14 @@ static int test_clock_getres(void)
 	clockid_t prof = PROCESS_CLOCK(0, CPUCLOCK_PROF);
 
 	if (clock_getres(CLOCK_PROCESS_CPUTIME_ID, &res) || res.tv_sec || res.tv_nsec != 1)
-		return fail("CLOCK_PROCESS_CPUTIME_ID's resolution: not 1 ns");
+		return ktap_fail("CLOCK_PROCESS_CPUTIME_ID's resolution: not 1 ns");
 	if (clock_getres(CLOCK_THREAD_CPUTIME_ID, &res) || res.tv_sec || res.tv_nsec != 1)
-		return fail("CLOCK_THREAD_CPUTIME_ID's resolution: not 1 ns");
+		return ktap_fail("CLOCK_THREAD_CPUTIME_ID's resolution: not 1 ns");
 	if (syscall(SYS_clock_getres, prof, &res) || res.tv_sec || res.tv_nsec < MSEC ||
 	    res.tv_nsec > 10 * MSEC)
-		return fail("the PROF clock's resolution %ld ns: not a tick", res.tv_nsec);
+		return ktap_fail("the PROF clock's resolution %ld ns: not a tick", res.tv_nsec);
 	if (syscall(SYS_clock_getres, CLOCK_THREAD_CPUTIME_ID, NULL))
-		return fail("clock_getres(NULL): %s", strerror(errno));
+		return ktap_fail("clock_getres(NULL): %s", strerror(errno));
 	return 1;
 }
 
@@ -155,19 +155,19 @@ static int test_clock_of_another_process(void)
 		for (;;)
 			;
 	if (clock_getcpuclockid(pid, &clock))
-		return kill(pid, SIGKILL), fail("clock_getcpuclockid(child) failed");
+		return kill(pid, SIGKILL), ktap_fail("clock_getcpuclockid(child) failed");
 	thread = THREAD_CLOCK(pid, CPUCLOCK_SCHED);
 	ok = spin_on(clock, 20 * MSEC);
 	if (ok && (clock_ns(thread) != -1 || errno != EINVAL))
-		ok = fail("a thread clock of another process: not EINVAL");
+		ok = ktap_fail("a thread clock of another process: not EINVAL");
 	if (ok && raw_nanosleep(thread, 0, 1, NULL) != -EINVAL)
-		ok = fail("clock_nanosleep on another process's thread: not EINVAL");
+		ok = ktap_fail("clock_nanosleep on another process's thread: not EINVAL");
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	if (ok && (clock_ns(clock) != -1 || errno != EINVAL))
-		ok = fail("the clock of a reaped process: not EINVAL");
+		ok = ktap_fail("the clock of a reaped process: not EINVAL");
 	if (ok && !clock_getcpuclockid(pid, &clock))	/* POSIX: ESRCH; musl 1.2.5 says EINVAL */
-		ok = fail("clock_getcpuclockid(reaped) succeeded");
+		ok = ktap_fail("clock_getcpuclockid(reaped) succeeded");
 	return ok;
 }
 
@@ -177,20 +177,20 @@ static int test_clock_errors(void)
 
 	if (syscall(SYS_clock_gettime, THREAD_CLOCK(0, 3), &ts) != -1 || errno != EINVAL ||
 	    syscall(SYS_clock_getres, THREAD_CLOCK(0, 3), &ts) != -1 || errno != EINVAL)
-		return fail("a CPU clock counting neither: not EINVAL");
+		return ktap_fail("a CPU clock counting neither: not EINVAL");
 	if (syscall(SYS_clock_gettime, PROCESS_CLOCK(0, 3), &ts) != -1 || errno != EINVAL)
-		return fail("the clock of descriptor 0 (CLOCKFD): not EINVAL");
+		return ktap_fail("the clock of descriptor 0 (CLOCKFD): not EINVAL");
 	if (syscall(SYS_clock_gettime, PROCESS_CLOCK(99999, CPUCLOCK_SCHED), &ts) != -1 ||
 	    errno != EINVAL)
-		return fail("the clock of no process: not EINVAL");
+		return ktap_fail("the clock of no process: not EINVAL");
 	if (raw_nanosleep(CLOCK_THREAD_CPUTIME_ID, 0, 1, NULL) != -EOPNOTSUPP ||
 	    syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC_RAW, 0, NULL, NULL) != -1 ||
 	    errno != EOPNOTSUPP || raw_nanosleep(CLOCK_MONOTONIC_COARSE, 0, 1, NULL) != -EOPNOTSUPP)
-		return fail("clock_nanosleep on a clock without sleeps: not EOPNOTSUPP");
+		return ktap_fail("clock_nanosleep on a clock without sleeps: not EOPNOTSUPP");
 	if (raw_nanosleep(THREAD_CLOCK(0, CPUCLOCK_SCHED), 0, 1, NULL) != -EINVAL ||
 	    raw_nanosleep(THREAD_CLOCK(gettid_(), CPUCLOCK_SCHED), 0, 1, NULL) != -EINVAL ||
 	    raw_nanosleep(42, 0, 1, NULL) != -EINVAL)
-		return fail("clock_nanosleep on its own thread's clock or clock 42: not EINVAL");
+		return ktap_fail("clock_nanosleep on its own thread's clock or clock 42: not EINVAL");
 	return 1;
 }
 
@@ -207,7 +207,7 @@ static int test_clock_nanosleep(void)
 	int err, err2, err3;
 
 	if (!start_spinner(&t))
-		return fail("pthread_create");
+		return ktap_fail("pthread_create");
 	p0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	err = raw_nanosleep(CLOCK_PROCESS_CPUTIME_ID, 0, 30 * MSEC, NULL);
 	p1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
@@ -218,11 +218,11 @@ static int test_clock_nanosleep(void)
 	stop = 1;
 	pthread_join(t, NULL);
 	if (err || err2 || err3)
-		return fail("clock_nanosleep: %d, %d, %d", err, err2, err3);
+		return ktap_fail("clock_nanosleep: %d, %d, %d", err, err2, err3);
 	if (p1 - p0 < 30 * MSEC)
-		return fail("woke early on the process's clock: %lld ns of 30 ms", p1 - p0);
+		return ktap_fail("woke early on the process's clock: %lld ns of 30 ms", p1 - p0);
 	if (woke < target)
-		return fail("woke early on the thread's clock: at %lld ns, before %lld", woke, target);
+		return ktap_fail("woke early on the thread's clock: at %lld ns, before %lld", woke, target);
 	return 1;
 }
 
@@ -245,22 +245,22 @@ static int test_timer_on_process_clock(void)
 
 	sigaction(SIGUSR1, &sa, NULL);
 	if (timer_create(CLOCK_PROCESS_CPUTIME_ID, &ev, &timer))
-		return fail("timer_create(CLOCK_PROCESS_CPUTIME_ID): %s", strerror(errno));
+		return ktap_fail("timer_create(CLOCK_PROCESS_CPUTIME_ID): %s", strerror(errno));
 	p0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	timer_settime(timer, 0, &its, NULL);
 	sleep_ms(50);
 	timer_gettime(timer, &cur);
 	if (fired || cur.it_value.tv_sec || cur.it_value.tv_nsec <= 15 * MSEC)
-		return fail("after a 50 ms sleep: fired %d, %ld ns left of 30 ms", fired,
-			    cur.it_value.tv_nsec);
+		return ktap_fail("after a 50 ms sleep: fired %d, %ld ns left of 30 ms", fired,
+				 cur.it_value.tv_nsec);
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	while (!fired && clock_ns(CLOCK_MONOTONIC) - t0 < GIVE_UP_NS)
 		;
 	if (fired != 1)
-		return fail("no SI_TIMER signal after 10 s of a busy loop (%d)", fired);
+		return ktap_fail("no SI_TIMER signal after 10 s of a busy loop (%d)", fired);
 	if (clock_ns(CLOCK_PROCESS_CPUTIME_ID) - p0 < 30 * MSEC)
-		return fail("fired after %lld ns of CPU time", clock_ns(CLOCK_PROCESS_CPUTIME_ID) - p0);
-	return timer_delete(timer) ? fail("timer_delete") : 1;
+		return ktap_fail("fired after %lld ns of CPU time", clock_ns(CLOCK_PROCESS_CPUTIME_ID) - p0);
+	return timer_delete(timer) ? ktap_fail("timer_delete") : 1;
 }
 
 /* A timer on the thread's own clock, to the thread; none on another process's thread or a reaped one. */
@@ -277,22 +277,22 @@ static int test_timer_on_thread_clock(void)
 	sigaction(SIGUSR1, &sa, NULL);
 	ev.sigev_notify_thread_id = gettid_();
 	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &timer) || timer_settime(timer, 0, &its, NULL))
-		return fail("timer_create(CLOCK_THREAD_CPUTIME_ID): %s", strerror(errno));
+		return ktap_fail("timer_create(CLOCK_THREAD_CPUTIME_ID): %s", strerror(errno));
 	while (!fired && clock_ns(CLOCK_MONOTONIC) - m0 < GIVE_UP_NS)
 		;
 	if (fired != 1 || clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0 < 20 * MSEC)
-		return fail("fired %d after %lld ns of CPU time", fired,
-			    clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0);
+		return ktap_fail("fired %d after %lld ns of CPU time", fired,
+				 clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0);
 	timer_delete(timer);
 	if ((pid = fork()) == 0)
 		_exit(0);
 	if (syscall(SYS_timer_create, THREAD_CLOCK(pid, CPUCLOCK_SCHED), &ev, &timer) != -1 ||
 	    errno != EINVAL)
-		return waitpid(pid, &status, 0), fail("a timer on another process's thread: not EINVAL");
+		return waitpid(pid, &status, 0), ktap_fail("a timer on another process's thread: not EINVAL");
 	waitpid(pid, &status, 0);
 	if (syscall(SYS_timer_create, PROCESS_CLOCK(pid, CPUCLOCK_SCHED), &ev, &timer) != -1 ||
 	    errno != EINVAL)
-		return fail("a timer on a reaped process's clock: not EINVAL");
+		return ktap_fail("a timer on a reaped process's clock: not EINVAL");
 	return 1;
 }
 
@@ -366,13 +366,13 @@ static int signals_to_the_running_thread(int sig, void *use_itimer, const char *
 
 	sigaction(sig, &sa, NULL);
 	if (pthread_create(&t, NULL, spin_for_twenty, use_itimer))
-		return fail("pthread_create");
+		return ktap_fail("pthread_create");
 	pthread_join(t, &err);
 	if (err)
-		return fail("%s: %s", (char *)err, strerror(errno));
+		return ktap_fail("%s: %s", (char *)err, strerror(errno));
 	if (to_others || to_spinner < 20)
-		return fail("%s: %d signals to the spinning thread, %d to the sleeping leader", what,
-			    to_spinner, to_others);
+		return ktap_fail("%s: %d signals to the spinning thread, %d to the sleeping leader", what,
+				 to_spinner, to_others);
 	return 1;
 }
 
@@ -414,12 +414,12 @@ static int test_itimer_prof_a_signal_a_tick(void)
 	setitimer(ITIMER_PROF, &off, NULL);
 	cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID) - p0;
 	if (prof_signals < 10 || prof_signals > (cpu + cpu / 4) / ts_ns(&tick) + 2)
-		return fail("%d signals in %lld ns of CPU time, ticks of %lld ns", prof_signals, cpu,
-			    ts_ns(&tick));
+		return ktap_fail("%d signals in %lld ns of CPU time, ticks of %lld ns", prof_signals, cpu,
+				 ts_ns(&tick));
 	return 1;
 }
 
-static const struct ktap_test tests[] = {
+static const struct test tests[] = {
 	{ "thread_clock_runs_with_the_thread", test_thread_clock_runs_with_the_thread },
 	{ "process_clock_sums_threads", test_process_clock_sums_threads },
 	{ "clock_getres", test_clock_getres },
@@ -434,5 +434,5 @@ static const struct ktap_test tests[] = {
 
 int main(void)
 {
-	return KTAP_MAIN(tests);
+	return run_tests(tests, ARRAY_SIZE(tests));
 }

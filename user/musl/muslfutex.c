@@ -53,7 +53,7 @@ static int expect(long got, long want, const char *what)
 {
 	if (got == want)
 		return 1;
-	return fail("%s returned %ld, not %ld", what, got, want);
+	return ktap_fail("%s returned %ld, not %ld", what, got, want);
 }
 
 /* The word is not what the caller saw: EAGAIN at once. Bad addresses: EFAULT, EINVAL. */
@@ -111,7 +111,7 @@ static int test_timeouts(void)
 	r = futex(&word, FUTEX_WAIT_PRIVATE, 0, &rel, NULL, 0);
 	ms = elapsed_ms(&t0);
 	if (r != -ETIMEDOUT || ms < 35 || ms > 2000)
-		return fail("FUTEX_WAIT 40 ms: %ld after %ld ms", r, ms);
+		return ktap_fail("FUTEX_WAIT 40 ms: %ld after %ld ms", r, ms);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	abs = t0;
 	abs.tv_nsec += 40 * 1000000;
@@ -122,13 +122,13 @@ static int test_timeouts(void)
 	r = futex(&word, FUTEX_WAIT_BITSET_PRIVATE, 0, &abs, NULL, FUTEX_BITSET_MATCH_ANY);
 	ms = elapsed_ms(&t0);
 	if (r != -ETIMEDOUT || ms < 35 || ms > 2000)
-		return fail("FUTEX_WAIT_BITSET until now + 40 ms: %ld after %ld ms", r, ms);
+		return ktap_fail("FUTEX_WAIT_BITSET until now + 40 ms: %ld after %ld ms", r, ms);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	r = futex(&word, FUTEX_WAIT_BITSET_PRIVATE | FUTEX_CLOCK_REALTIME, 0, &past, NULL,
 		  FUTEX_BITSET_MATCH_ANY);
 	ms = elapsed_ms(&t0);
 	if (r != -ETIMEDOUT || ms > 500)
-		return fail("FUTEX_WAIT_BITSET until 1970 (realtime): %ld after %ld ms", r, ms);
+		return ktap_fail("FUTEX_WAIT_BITSET until 1970 (realtime): %ld after %ld ms", r, ms);
 	rel.tv_nsec = 0;
 	return expect(futex(&word, FUTEX_WAIT_PRIVATE, 0, &rel, NULL, 0), -ETIMEDOUT,
 		      "FUTEX_WAIT with a zero timeout");
@@ -188,7 +188,7 @@ static int test_wake_count(void)
 	for (i = 0; i < 3; i++) {
 		pthread_join(t[i], NULL);
 		if (w[i].result)
-			return fail("waiter %d returned %ld, not 0", i, w[i].result);
+			return ktap_fail("waiter %d returned %ld, not 0", i, w[i].result);
 	}
 	return 1;
 }
@@ -256,7 +256,7 @@ static int test_requeue(void)
 		return 0;
 	for (i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
-	return w[0].result == 0 && w[1].result == 0 ? 1 : fail("a requeued waiter did not return 0");
+	return w[0].result == 0 && w[1].result == 0 ? 1 : ktap_fail("a requeued waiter did not return 0");
 }
 
 static void on_usr1(int sig)
@@ -290,7 +290,7 @@ static int test_robust_list(void)
 	    !expect(syscall(SYS_set_robust_list, head, 24), 0, "set_robust_list") ||
 	    !expect(syscall(SYS_get_robust_list, 0, &got, &len), 0, "get_robust_list"))
 		return 0;
-	return got == head && len == 24 ? 1 : fail("get_robust_list: %p, %zu", got, len);
+	return got == head && len == 24 ? 1 : ktap_fail("get_robust_list: %p, %zu", got, len);
 }
 
 /* ---- a storm of threads and forks: the kernel must give back all it took ---- */
@@ -408,27 +408,27 @@ static int test_storm_leaks_nothing(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!fill_process_table())
-		return fail("filling the process table failed (see above)");
+		return ktap_fail("filling the process table failed (see above)");
 	/*
 	 * A page of this process takes its frame at its first touch: a first
 	 * round, and a first reading of MemFree (sscanf's stack), touch what
 	 * the measured ones will.
 	 */
 	if (!storm(1) || memfree_kb() < 0)
-		return fail("a thread, fork or join of the first round failed");
+		return ktap_fail("a thread, fork or join of the first round failed");
 	before = memfree_kb();
 	if (!storm(10))
-		return fail("a thread, fork or join of the storm failed");
+		return ktap_fail("a thread, fork or join of the storm failed");
 	after = memfree_kb();
 	printf("# MemFree before %ld kB, after 120 threads and 120 forks %ld kB (%ld ms)\n",
 	       before, after, elapsed_ms(&t0));
 	if (!on_ccos())
 		return 1;
 	return before > 0 && before == after ? 1 :
-	       fail("MemFree went from %ld kB to %ld kB", before, after);
+	       ktap_fail("MemFree went from %ld kB to %ld kB", before, after);
 }
 
-static const struct ktap_test tests[] = {
+static const struct test tests[] = {
 	{ "wait_eagain_efault_einval", test_wait_errors },
 	{ "wake_nobody_unmapped_kernel", test_wake_errors },
 	{ "wait_timeouts", test_timeouts },
@@ -443,5 +443,5 @@ static const struct ktap_test tests[] = {
 
 int main(void)
 {
-	return KTAP_MAIN(tests);
+	return run_tests(tests, ARRAY_SIZE(tests));
 }

@@ -69,7 +69,7 @@ static struct timespec in_ms(int clock, long ms)
 	do {									\
 		long r_ = (call);						\
 		if (r_ != (want))						\
-			return fail("%s: %ld, expected %ld", what, r_, (long)(want)); \
+			return ktap_fail("%s: %ld, expected %ld", what, r_, (long)(want)); \
 	} while (0)
 
 static int test_errors(void)
@@ -126,7 +126,7 @@ static int test_timeouts(void)
 		EXPECT(waitv(vec, 3, 0, &at, clocks[i]), -ETIMEDOUT, "a 20 ms timeout");
 		clock_gettime(clocks[i], &now);
 		if (now.tv_sec < at.tv_sec || (now.tv_sec == at.tv_sec && now.tv_nsec < at.tv_nsec))
-			return fail("clock %d: woke before the timeout", clocks[i]);
+			return ktap_fail("clock %d: woke before the timeout", clocks[i]);
 	}
 	return 1;
 }
@@ -202,7 +202,7 @@ static int test_eintr(void)
 	return 1;
 }
 
-static const struct ktap_test tests[] = {
+static const struct test tests[] = {
 	{ "futex_waitv_errors", test_errors },
 	{ "futex_waitv_timeouts", test_timeouts },
 	{ "futex_waitv_wake_returns_index", test_wake_returns_index },
@@ -212,5 +212,5 @@ static const struct ktap_test tests[] = {
 
 int main(void)
 {
-	return KTAP_MAIN(tests);
+	return run_tests(tests, ARRAY_SIZE(tests));
 }

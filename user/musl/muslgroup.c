@@ -17,7 +17,7 @@
  * exit from any thread ends them all, the main thread's pthread_exit only
  * itself; wait4 sees the process when its last thread ends; exec from a
  * thread leaves one thread with the process's pid. Each case runs in a
- * child process of its own (ktap_case).
+ * child process of its own (run_case).
  */
 
 static char **g_argv;
@@ -72,8 +72,8 @@ static int test_signal_to_process(void)
 	kill(getpid(), SIGUSR1);
 	while (sem_wait(&sem))
 		;
-	return handled_tid == tid ? 1 : fail("SIGUSR1 handled by tid %ld, not the thread %ld "
-					     "that does not block it", handled_tid, tid);
+	return handled_tid == tid ? 1 : ktap_fail("SIGUSR1 handled by tid %ld, not the thread %ld "
+						  "that does not block it", handled_tid, tid);
 }
 
 /* pthread_kill (tkill) and tgkill reach the one thread named, and only in its process. */
@@ -89,15 +89,15 @@ static int test_signal_to_thread(void)
 	while (sem_wait(&sem))
 		;
 	if (handled_tid != tids[1])
-		return fail("pthread_kill: handled by tid %ld, not %ld", handled_tid, tids[1]);
+		return ktap_fail("pthread_kill: handled by tid %ld, not %ld", handled_tid, tids[1]);
 	if (syscall(SYS_tgkill, getpid(), tids[2], SIGUSR2))
-		return fail("tgkill(pid, tid, SIGUSR2): %s", strerror(errno));
+		return ktap_fail("tgkill(pid, tid, SIGUSR2): %s", strerror(errno));
 	while (sem_wait(&sem))
 		;
 	if (handled_tid != tids[2])
-		return fail("tgkill: handled by tid %ld, not %ld", handled_tid, tids[2]);
+		return ktap_fail("tgkill: handled by tid %ld, not %ld", handled_tid, tids[2]);
 	if (syscall(SYS_tgkill, getppid(), tids[2], 0) != -1 || errno != ESRCH)
-		return fail("tgkill with another process's id did not fail with ESRCH");
+		return ktap_fail("tgkill with another process's id did not fail with ESRCH");
 	return 1;
 }
 
@@ -131,12 +131,12 @@ static int test_kill_tid(void)
 	sem_wait(&sem);
 	sem_wait(&sem);
 	if (kill(tids[0], SIGUSR1))
-		return fail("kill(tid, SIGUSR1): %s", strerror(errno));
+		return ktap_fail("kill(tid, SIGUSR1): %s", strerror(errno));
 	while (sem_wait(&sem))
 		;
-	return handled_tid == tids[1] ? 1 : fail("SIGUSR1 to tid %ld handled by tid %ld, not by "
-						 "%ld, the one thread that does not block it",
-						 tids[0], handled_tid, tids[1]);
+	return handled_tid == tids[1] ? 1 : ktap_fail("SIGUSR1 to tid %ld handled by tid %ld, not by "
+						      "%ld, the one thread that does not block it",
+						      tids[0], handled_tid, tids[1]);
 }
 
 static sem_t go;
@@ -193,13 +193,13 @@ static int test_process_pending(void)
 		;
 	pthread_join(t, NULL);
 	if (!main_saw_it || !taker_saw_it)
-		return fail("rt_sigpending after kill: SIGUSR1 %s in the main thread, %s in the other",
-			    main_saw_it ? "seen" : "not seen", taker_saw_it ? "seen" : "not seen");
+		return ktap_fail("rt_sigpending after kill: SIGUSR1 %s in the main thread, %s in the other",
+				 main_saw_it ? "seen" : "not seen", taker_saw_it ? "seen" : "not seen");
 	if (r)
-		return fail("the thread that unblocked SIGUSR1 did not take it in 5 s");
+		return ktap_fail("the thread that unblocked SIGUSR1 did not take it in 5 s");
 	if (handled_tid != tid)
-		return fail("SIGUSR1 handled by tid %ld, not %ld, which unblocked it", handled_tid, tid);
-	return usr1_pending() ? fail("SIGUSR1 still pending in the main thread once taken") : 1;
+		return ktap_fail("SIGUSR1 handled by tid %ld, not %ld, which unblocked it", handled_tid, tid);
+	return usr1_pending() ? ktap_fail("SIGUSR1 still pending in the main thread once taken") : 1;
 }
 
 static void *worker_kills_later(void *arg)
@@ -237,26 +237,26 @@ static int test_sigtimedwait(void)
 	raise(SIGUSR1);
 	if ((r = sigtimedwait(&set, &si, &zero)) != SIGUSR1 || si.si_signo != SIGUSR1 ||
 	    si.si_code != SI_TKILL)
-		return fail("sigtimedwait after raise(SIGUSR1): %d, si_signo %d, si_code %d", r,
-			    si.si_signo, si.si_code);
+		return ktap_fail("sigtimedwait after raise(SIGUSR1): %d, si_signo %d, si_code %d", r,
+				 si.si_signo, si.si_code);
 	pthread_create(&t, NULL, worker_kills_later, NULL);
 	r = sigtimedwait(&set, &si, &endless);
 	pthread_join(t, NULL);
 	if (r != SIGUSR2 || si.si_code != SI_USER || si.si_pid != getpid())
-		return fail("sigtimedwait for a thread's kill(SIGUSR2): %d, si_code %d, si_pid %d",
-			    r, si.si_code, si.si_pid);
+		return ktap_fail("sigtimedwait for a thread's kill(SIGUSR2): %d, si_code %d, si_pid %d",
+				 r, si.si_code, si.si_pid);
 	if (fork() == 0)
 		_exit(5);
 	if ((r = sigtimedwait(&set, &si, &five)) != SIGCHLD || si.si_status != 5)
-		return fail("sigtimedwait for SIGCHLD: %d, si_status %d", r, si.si_status);
+		return ktap_fail("sigtimedwait for SIGCHLD: %d, si_status %d", r, si.si_status);
 	wait(NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	r = sigtimedwait(&set, &si, &short_);
 	ms = elapsed_ms(&t0);
 	if (r != -1 || errno != EAGAIN || ms < 40)
-		return fail("sigtimedwait with nothing sent: %d (%s) after %ld ms, not EAGAIN after 50",
-			    r, strerror(errno), ms);
-	return handled_tid ? fail("a handler ran for a signal sigtimedwait took") : 1;
+		return ktap_fail("sigtimedwait with nothing sent: %d (%s) after %ld ms, not EAGAIN after 50",
+				 r, strerror(errno), ms);
+	return handled_tid ? ktap_fail("a handler ran for a signal sigtimedwait took") : 1;
 }
 
 /* ---- exit: one thread vs the process; wait4; exec ---- */
@@ -310,10 +310,10 @@ static int test_exit_group(void)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	status = in_child(body_exit_group);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 7)
-		return fail("wait status %#x, not exit 7", status);
+		return ktap_fail("wait status %#x, not exit 7", status);
 	/* Ended at once, not at their next wake-up 10 s on (5 s: room for a busy host). */
-	return elapsed_ms(&t0) < 5000 ? 1 : fail("took %ld ms: sleeping threads were not ended",
-						 elapsed_ms(&t0));
+	return elapsed_ms(&t0) < 5000 ? 1 : ktap_fail("took %ld ms: sleeping threads were not ended",
+						      elapsed_ms(&t0));
 }
 
 static int pipefd[2];
@@ -347,7 +347,7 @@ static int test_main_exits_first(void)
 	pid_t pid;
 
 	if (pipe(pipefd))
-		return fail("pipe: %s", strerror(errno));
+		return ktap_fail("pipe: %s", strerror(errno));
 	pid = fork();
 	if (pid == 0) {
 		lone_main(NULL);
@@ -355,15 +355,15 @@ static int test_main_exits_first(void)
 	}
 	sleep_ms(60);
 	if (waitpid(pid, &status, WNOHANG) != 0)
-		return fail("wait4 reported the process while a thread still ran");
+		return ktap_fail("wait4 reported the process while a thread still ran");
 	if (kill(pid, 0))
-		return fail("kill(pid, 0) after the main thread's exit: %s", strerror(errno));
+		return ktap_fail("kill(pid, 0) after the main thread's exit: %s", strerror(errno));
 	if (waitpid(pid, &status, 0) != pid)
-		return fail("waitpid: %s", strerror(errno));
+		return ktap_fail("waitpid: %s", strerror(errno));
 	if (read(pipefd[0], &c, 1) != 1)
-		return fail("the last thread did not write before the process was reaped");
+		return ktap_fail("the last thread did not write before the process was reaped");
 	return WIFEXITED(status) && WEXITSTATUS(status) == 9 ? 1 :
-	       fail("wait status %#x, not exit 9", status);
+	       ktap_fail("wait status %#x, not exit 9", status);
 }
 
 /* A signal whose default action kills ends every thread. */
@@ -381,9 +381,9 @@ static int test_fatal_signal(void)
 	sleep_ms(50);
 	kill(pid, SIGTERM);
 	if (waitpid(pid, &status, 0) != pid)
-		return fail("waitpid: %s", strerror(errno));
+		return ktap_fail("waitpid: %s", strerror(errno));
 	return WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM ? 1 :
-	       fail("wait status %#x, not killed by SIGTERM", status);
+	       ktap_fail("wait status %#x, not killed by SIGTERM", status);
 }
 
 /* After exec the process is one thread again, with its pid: see exec_check in main. */
@@ -415,7 +415,7 @@ static int test_exec_from_thread(void)
 	int status = in_child(body_exec);
 
 	return WIFEXITED(status) && WEXITSTATUS(status) == 42 ? 1 :
-	       fail("wait status %#x, not exit 42 (see exec_check)", status);
+	       ktap_fail("wait status %#x, not exit 42 (see exec_check)", status);
 }
 
 static int exec_check(const char *pid)
@@ -444,12 +444,12 @@ static int test_proc_status(void)
 	threads = status_field("Threads");
 	tgid = status_field("Tgid");
 	if (threads != 4 || tgid != getpid())
-		return fail("/proc/self/status: Threads %ld Tgid %ld, not 4 and %d", threads,
-			    tgid, getpid());
+		return ktap_fail("/proc/self/status: Threads %ld Tgid %ld, not 4 and %d", threads,
+				 tgid, getpid());
 	return 1;
 }
 
-static const struct ktap_test tests[] = {
+static const struct test tests[] = {
 	{ "signal_to_process_unblocked_thread", test_signal_to_process },
 	{ "pthread_kill_tgkill_one_thread", test_signal_to_thread },
 	{ "kill_thread_id_is_for_its_process", test_kill_tid },
@@ -467,5 +467,5 @@ int main(int argc, char **argv)
 	g_argv = argv;
 	if (argc == 3 && !strcmp(argv[1], "exec-check"))
 		return exec_check(argv[2]);
-	return KTAP_MAIN(tests);
+	return run_tests(tests, ARRAY_SIZE(tests));
 }

@@ -155,11 +155,11 @@ static int test_get_gs_after_load(void)
 		apply(s);
 		v = look();
 		if (!v.faulted)
-			return fail("after %s: a load at %%gs:0 did not fault (base %#lx?)",
-				    state_names[s], v.base);
+			return ktap_fail("after %s: a load at %%gs:0 did not fault (base %#lx?)",
+					 state_names[s], v.base);
 		if (v.reported != v.base)
-			return fail("after %s: GS base in use %#lx (selector %#x), ARCH_GET_GS says %#lx",
-				    state_names[s], v.base, v.sel, v.reported);
+			return ktap_fail("after %s: GS base in use %#lx (selector %#x), ARCH_GET_GS says %#lx",
+					 state_names[s], v.base, v.sel, v.reported);
 	}
 	return 1;
 }
@@ -171,7 +171,7 @@ static int test_get_fs_after_load(void)
 
 	catch_probes();
 	if (arch_prctl_raw(ARCH_GET_FS, (unsigned long)&old))
-		return fail("ARCH_GET_FS failed");
+		return ktap_fail("ARCH_GET_FS failed");
 	/* From here to ARCH_SET_FS(old), FS is not musl's. */
 	arch_prctl_raw(ARCH_SET_FS, BASE_A);
 	__asm__ volatile("mov %%ss, %%ax; mov %%ax, %%fs" : : : "rax");
@@ -179,10 +179,10 @@ static int test_get_fs_after_load(void)
 	arch_prctl_raw(ARCH_GET_FS, (unsigned long)&reported);
 	arch_prctl_raw(ARCH_SET_FS, old);
 	if (!p.faulted)
-		return fail("after mov %%ss, %%fs: a load at %%fs:0 did not fault");
+		return ktap_fail("after mov %%ss, %%fs: a load at %%fs:0 did not fault");
 	if (p.addr != 0 || reported != 0)
-		return fail("after ARCH_SET_FS(%#lx) and mov %%ss, %%fs: FS base in use %#lx, "
-			    "ARCH_GET_FS says %#lx (both should be 0)", BASE_A, p.addr, reported);
+		return ktap_fail("after ARCH_SET_FS(%#lx) and mov %%ss, %%fs: FS base in use %#lx, "
+				 "ARCH_GET_FS says %#lx (both should be 0)", BASE_A, p.addr, reported);
 	return 1;
 }
 
@@ -278,14 +278,14 @@ static int threads_on(int cpu0, int cpu1)
 	pthread_t th;
 
 	if (ncpus() <= (cpu0 > cpu1 ? cpu0 : cpu1))
-		return skip_case("one CPU: no second one to run the other thread");
+		return skip("one CPU: no second one to run the other thread");
 	catch_probes();
 	if (!pin(cpu0))
-		return fail("cannot pin the first thread to CPU %d", cpu0);
+		return ktap_fail("cannot pin the first thread to CPU %d", cpu0);
 	pthread_create(&th, NULL, second_thread, &s);
 	side(&t, 0);
 	pthread_join(th, NULL);
-	return t.bad ? fail("%s", t.why) : 1;
+	return t.bad ? ktap_fail("%s", t.why) : 1;
 }
 
 static int test_threads_one_cpu(void)
@@ -314,10 +314,10 @@ static int processes_on(int cpu0, int cpu1)
 	pid_t pid;
 
 	if (ncpus() <= (cpu0 > cpu1 ? cpu0 : cpu1))
-		return skip_case("one CPU: no second one to run the other process");
+		return skip("one CPU: no second one to run the other process");
 	catch_probes();
 	if (pipe(t.fd[0]) || pipe(t.fd[1]))
-		return fail("pipe failed");
+		return ktap_fail("pipe failed");
 	pid = fork();
 	if (pid == 0) {
 		if (!pin(cpu1) || read(t.fd[1][0], &c, 1) != 1)
@@ -330,13 +330,13 @@ static int processes_on(int cpu0, int cpu1)
 		_exit(t.bad);
 	}
 	if (!pin(cpu0))
-		return fail("cannot pin the first process to CPU %d", cpu0);
+		return ktap_fail("cannot pin the first process to CPU %d", cpu0);
 	side(&t, 0);
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return fail("the second process did not exit");
+		return ktap_fail("the second process did not exit");
 	if (t.bad)
-		return fail("%s", t.why);
-	return WEXITSTATUS(status) ? fail("the second process saw its GS change (above)") : 1;
+		return ktap_fail("%s", t.why);
+	return WEXITSTATUS(status) ? ktap_fail("the second process saw its GS change (above)") : 1;
 }
 
 static int test_processes_one_cpu(void)
@@ -358,7 +358,7 @@ static int test_fork_copies_gs_in_use(void)
 
 	catch_probes();
 	if (pipe(fd))
-		return fail("pipe failed");
+		return ktap_fail("pipe failed");
 	apply(SET_C_LOAD_SS);
 	parent = look();
 	pid = fork();
@@ -367,10 +367,10 @@ static int test_fork_copies_gs_in_use(void)
 		_exit(write(fd[1], &child, sizeof(child)) != sizeof(child));
 	}
 	if (read(fd[0], &child, sizeof(child)) != sizeof(child) || waitpid(pid, &status, 0) != pid)
-		return fail("no word from the child");
+		return ktap_fail("no word from the child");
 	if (!same(&parent, &child) || child.reported != parent.base)
-		return fail("parent's GS %#x/%#lx, child's %#x/%#lx (ARCH_GET_GS %#lx)",
-			    parent.sel, parent.base, child.sel, child.base, child.reported);
+		return ktap_fail("parent's GS %#x/%#lx, child's %#x/%#lx (ARCH_GET_GS %#lx)",
+				 parent.sel, parent.base, child.sel, child.base, child.reported);
 	return 1;
 }
 
@@ -391,13 +391,13 @@ static int test_fsgsbase_offered(void)
 	unsigned long base;
 
 	if (!cpu_has_fsgsbase())
-		return skip_case("the CPU has no FSGSBASE (CPUID.7.0:EBX bit 0)");
+		return skip("the CPU has no FSGSBASE (CPUID.7.0:EBX bit 0)");
 	if (!(getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE))
-		return fail("the CPU has FSGSBASE, but AT_HWCAP2 %#lx says it may not be used",
-			    getauxval(AT_HWCAP2));
+		return ktap_fail("the CPU has FSGSBASE, but AT_HWCAP2 %#lx says it may not be used",
+				 getauxval(AT_HWCAP2));
 	__asm__ volatile("rdfsbase %0" : "=r"(base));	/* #UD, SIGILL, if CR4.FSGSBASE is off */
 	return base == (unsigned long)pthread_self() ? 1 :
-	       fail("rdfsbase %#lx, musl's thread pointer %p", base, (void *)pthread_self());
+	       ktap_fail("rdfsbase %#lx, musl's thread pointer %p", base, (void *)pthread_self());
 }
 
 static volatile int spin_stop;
@@ -431,9 +431,9 @@ static int test_wrgsbase_kept(void)
 	int i;
 
 	if (!(getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE))
-		return skip_case("FSGSBASE is not offered here (AT_HWCAP2)");
+		return skip("FSGSBASE is not offered here (AT_HWCAP2)");
 	if (!pin(0))
-		return fail("cannot pin to CPU 0");
+		return ktap_fail("cannot pin to CPU 0");
 	signal(SIGUSR1, on_usr1_nothing);
 	pthread_create(&th, NULL, spin_wrgsbase, NULL);
 	__asm__ volatile("wrgsbase %0" : : "r"(mine));
@@ -450,12 +450,12 @@ static int test_wrgsbase_kept(void)
 	spin_stop = 1;
 	pthread_join(th, NULL);
 	if (base != mine || reported != mine)
-		return fail("wrgsbase(%#lx): after %d switches rdgsbase %#lx, ARCH_GET_GS %#lx", mine,
-			    i, base, reported);
+		return ktap_fail("wrgsbase(%#lx): after %d switches rdgsbase %#lx, ARCH_GET_GS %#lx", mine,
+				 i, base, reported);
 	return 1;
 }
 
-static const struct ktap_test tests[] = {
+static const struct test tests[] = {
 	{ "arch_get_gs_reads_the_base_in_use", test_get_gs_after_load },
 	{ "arch_get_fs_reads_the_base_in_use", test_get_fs_after_load },
 	{ "gs_kept_across_switch_two_threads_one_cpu", test_threads_one_cpu },
@@ -469,5 +469,5 @@ static const struct ktap_test tests[] = {
 
 int main(void)
 {
-	return KTAP_MAIN(tests);
+	return run_tests(tests, ARRAY_SIZE(tests));
 }

@@ -35,30 +35,30 @@ static int test_pipe_readiness(void)
 	int p[2], n;
 
 	if (pipe(p))
-		return fail("pipe: %s", strerror(errno));
+		return ktap_fail("pipe: %s", strerror(errno));
 	FD_ZERO(&rd);
 	FD_ZERO(&wr);
 	FD_SET(p[0], &rd);
 	FD_SET(p[1], &wr);
 	n = select(p[1] + 1, &rd, &wr, NULL, &zero);
 	if (n != 1 || FD_ISSET(p[0], &rd) || !FD_ISSET(p[1], &wr))
-		return fail("empty pipe: select %d, read end %d, write end %d; expected 1, 0, 1", n,
-			    FD_ISSET(p[0], &rd), FD_ISSET(p[1], &wr));
+		return ktap_fail("empty pipe: select %d, read end %d, write end %d; expected 1, 0, 1", n,
+				 FD_ISSET(p[0], &rd), FD_ISSET(p[1], &wr));
 	write(p[1], "x", 1);
 	FD_ZERO(&rd);
 	FD_SET(p[0], &rd);
 	FD_SET(p[1], &rd);	/* a write end is never readable */
 	n = select(p[1] + 1, &rd, NULL, NULL, NULL);
 	if (n != 1 || !FD_ISSET(p[0], &rd) || FD_ISSET(p[1], &rd))
-		return fail("a byte in the pipe: select %d, read end %d; expected 1, 1", n,
-			    FD_ISSET(p[0], &rd));
+		return ktap_fail("a byte in the pipe: select %d, read end %d; expected 1, 1", n,
+				 FD_ISSET(p[0], &rd));
 	close(p[1]);
 	read(p[0], &n, 1);
 	FD_ZERO(&rd);
 	FD_SET(p[0], &rd);
 	n = select(p[0] + 1, &rd, NULL, NULL, NULL);	/* no writer: end of file is ready */
 	if (n != 1 || !FD_ISSET(p[0], &rd))
-		return fail("a pipe without a writer: select %d, expected 1 (readable)", n);
+		return ktap_fail("a pipe without a writer: select %d, expected 1 (readable)", n);
 	return 1;
 }
 
@@ -71,11 +71,11 @@ static int test_timeout_written_back(void)
 
 	took = mono_ns() - t0;
 	if (n != 0)
-		return fail("select with nothing to wait for returned %d (%s)", n, strerror(errno));
+		return ktap_fail("select with nothing to wait for returned %d (%s)", n, strerror(errno));
 	if (took < 30000000)
-		return fail("a 30 ms timeout returned after %lld ns", (long long)took);
+		return ktap_fail("a 30 ms timeout returned after %lld ns", (long long)took);
 	return tv.tv_sec == 0 && tv.tv_usec == 0 ? 1 :
-	       fail("the time left: %ld.%06ld s, expected 0", (long)tv.tv_sec, (long)tv.tv_usec);
+	       ktap_fail("the time left: %ld.%06ld s, expected 0", (long)tv.tv_sec, (long)tv.tv_usec);
 }
 
 static void on_alarm(int sig)
@@ -96,11 +96,11 @@ static int test_interrupted(void)
 	setitimer(ITIMER_REAL, &it, NULL);
 	n = sys_select(0, NULL, NULL, NULL, &tv);
 	if (n != -1 || errno != EINTR)
-		return fail("select interrupted by SIGALRM: %d (%s), expected EINTR", n, strerror(errno));
+		return ktap_fail("select interrupted by SIGALRM: %d (%s), expected EINTR", n, strerror(errno));
 	left = tv.tv_sec * 1000000ll + tv.tv_usec;
 	return left >= 0 && left < 5000000 ? 1 :
-	       fail("the time left %ld.%06ld s: expected less than the 5 s asked for",
-		    (long)tv.tv_sec, (long)tv.tv_usec);
+	       ktap_fail("the time left %ld.%06ld s: expected less than the 5 s asked for",
+			 (long)tv.tv_sec, (long)tv.tv_usec);
 }
 
 static int test_errors(void)
@@ -111,18 +111,18 @@ static int test_errors(void)
 	FD_ZERO(&rd);
 	FD_SET(20, &rd);	/* not open */
 	if (select(21, &rd, NULL, NULL, &zero) != -1 || errno != EBADF)
-		return fail("select of a descriptor that is not open: not EBADF");
+		return ktap_fail("select of a descriptor that is not open: not EBADF");
 	if (select(-1, NULL, NULL, NULL, &zero) != -1 || errno != EINVAL)
-		return fail("select(-1): not EINVAL");
+		return ktap_fail("select(-1): not EINVAL");
 	if (sys_select(0, NULL, NULL, NULL, &bad) != -1 || errno != EINVAL)
-		return fail("select with tv_sec -1: not EINVAL");
+		return ktap_fail("select with tv_sec -1: not EINVAL");
 	FD_ZERO(&rd);
 	FD_SET(1, &rd);	/* stdout: a terminal or a file, never waited for long */
 	if (sys_select(2, NULL, &rd, NULL, &carried) < 0)
-		return fail("select with tv_usec 1000000 (carried into a second, as Linux does): %s",
-			    strerror(errno));
+		return ktap_fail("select with tv_usec 1000000 (carried into a second, as Linux does): %s",
+				 strerror(errno));
 	if (select(1, (fd_set *)8, NULL, NULL, &zero) != -1 || errno != EFAULT)
-		return fail("select with a bad set pointer: not EFAULT");
+		return ktap_fail("select with a bad set pointer: not EFAULT");
 	return 1;
 }
 
@@ -148,16 +148,16 @@ static int test_pselect_mask(void)
 	sigprocmask(SIG_BLOCK, &block, NULL);
 	raise(SIGUSR1);
 	if (usr1_seen)
-		return fail("SIGUSR1 came while blocked");
+		return ktap_fail("SIGUSR1 came while blocked");
 	n = pselect(0, NULL, NULL, NULL, &five, &empty);
 	sigprocmask(SIG_BLOCK, NULL, &now);
 	if (n != -1 || errno != EINTR || usr1_seen != 1)
-		return fail("pselect letting SIGUSR1 in: %d (%s), %d handled; expected EINTR, 1", n,
-			    strerror(errno), usr1_seen);
-	return sigismember(&now, SIGUSR1) ? 1 : fail("SIGUSR1 not blocked again after pselect");
+		return ktap_fail("pselect letting SIGUSR1 in: %d (%s), %d handled; expected EINTR, 1", n,
+				 strerror(errno), usr1_seen);
+	return sigismember(&now, SIGUSR1) ? 1 : ktap_fail("SIGUSR1 not blocked again after pselect");
 }
 
-static const struct ktap_test tests[] = {
+static const struct test tests[] = {
 	{ "select_pipe_readiness", test_pipe_readiness },
 	{ "select_timeout_written_back", test_timeout_written_back },
 	{ "select_interrupted_eintr", test_interrupted },
@@ -167,5 +167,5 @@ static const struct ktap_test tests[] = {
 
 int main(void)
 {
-	return KTAP_MAIN(tests);
+	return run_tests(tests, ARRAY_SIZE(tests));
 }

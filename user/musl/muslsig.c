@@ -62,24 +62,24 @@ static int test_sigsetjmp_segv(void)
 	int round;
 
 	if (page == MAP_FAILED || install(SIGSEGV, on_fault_jump, 0))
-		return fail("mmap or sigaction failed");
+		return ktap_fail("mmap or sigaction failed");
 	for (round = 0; round < 2; round++) {
 		caught_sig = 0;
 		if (sigsetjmp(jump, 1) == 0) {
 			*(volatile char *)(page + 100) = 1;
-			return fail("round %d: the write to a read-only page went through", round);
+			return ktap_fail("round %d: the write to a read-only page went through", round);
 		}
 		if (caught_sig != SIGSEGV || caught_code != SEGV_ACCERR || caught_addr != page + 100)
-			return fail("round %d: signal %d si_code %d si_addr %p, expected SIGSEGV "
-				    "SEGV_ACCERR %p", round, caught_sig, caught_code,
-				    caught_addr, (void *)(page + 100));
+			return ktap_fail("round %d: signal %d si_code %d si_addr %p, expected SIGSEGV "
+					 "SEGV_ACCERR %p", round, caught_sig, caught_code,
+					 caught_addr, (void *)(page + 100));
 		if (caught_trapno != 14 || (caught_err & 6) != 6 ||
 		    caught_cr2 != (long)(page + 100))
-			return fail("REG_TRAPNO %ld REG_ERR %#lx REG_CR2 %#lx", caught_trapno,
-				    caught_err, caught_cr2);
+			return ktap_fail("REG_TRAPNO %ld REG_ERR %#lx REG_CR2 %#lx", caught_trapno,
+					 caught_err, caught_cr2);
 		sigprocmask(SIG_BLOCK, NULL, &now);
 		if (sigismember(&now, SIGSEGV))
-			return fail("round %d: SIGSEGV still blocked after siglongjmp", round);
+			return ktap_fail("round %d: SIGSEGV still blocked after siglongjmp", round);
 	}
 	munmap(page, 4096);
 	signal(SIGSEGV, SIG_DFL);
@@ -105,7 +105,7 @@ static int test_reg_rip(void)
 	__asm__ volatile("ud2");
 	__asm__ volatile("ud2");
 	signal(SIGILL, SIG_DFL);
-	return skipped == 2 || fail("the handler saw %d ud2s at si_addr, expected 2", skipped);
+	return skipped == 2 || ktap_fail("the handler saw %d ud2s at si_addr, expected 2", skipped);
 }
 
 /* raise: tkill to ourselves; the handler runs before raise returns. */
@@ -122,10 +122,10 @@ static int test_raise(void)
 {
 	install(SIGUSR1, on_usr1, 0);
 	if (raise(SIGUSR1))
-		return fail("raise failed: errno %d", errno);
+		return ktap_fail("raise failed: errno %d", errno);
 	if (usr1_count != 1 || usr1_code != SI_TKILL)
-		return fail("handler ran %d times, si_code %d, expected once, SI_TKILL (%d)",
-			    usr1_count, usr1_code, SI_TKILL);
+		return ktap_fail("handler ran %d times, si_code %d, expected once, SI_TKILL (%d)",
+				 usr1_count, usr1_code, SI_TKILL);
 	return 1;
 }
 
@@ -141,17 +141,17 @@ static int test_mask_pending_suspend(void)
 	sigprocmask(SIG_BLOCK, &block, &old);
 	kill(getpid(), SIGUSR1);
 	if (usr1_count)
-		return fail("a blocked SIGUSR1 was delivered");
+		return ktap_fail("a blocked SIGUSR1 was delivered");
 	if (sigpending(&pending) || !sigismember(&pending, SIGUSR1))
-		return fail("sigpending does not show SIGUSR1: errno %d", errno);
+		return ktap_fail("sigpending does not show SIGUSR1: errno %d", errno);
 	sigemptyset(&none);
 	if (sigsuspend(&none) != -1 || errno != EINTR)
-		return fail("sigsuspend returned without EINTR: errno %d", errno);
+		return ktap_fail("sigsuspend returned without EINTR: errno %d", errno);
 	if (usr1_count != 1)
-		return fail("the handler ran %d times in sigsuspend", usr1_count);
+		return ktap_fail("the handler ran %d times in sigsuspend", usr1_count);
 	sigprocmask(SIG_SETMASK, NULL, &pending);
 	if (!sigismember(&pending, SIGUSR1))
-		return fail("sigsuspend did not restore the mask");
+		return ktap_fail("sigsuspend did not restore the mask");
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return 1;
 }
@@ -174,11 +174,11 @@ static int test_sigaltstack(void)
 	stack_t ss = { .ss_sp = altstack_mem, .ss_size = sizeof(altstack_mem) };
 
 	if (sigaltstack(&ss, NULL) || install(SIGSEGV, on_segv_alt, SA_ONSTACK))
-		return fail("sigaltstack or sigaction failed: errno %d", errno);
+		return ktap_fail("sigaltstack or sigaction failed: errno %d", errno);
 	if (sigsetjmp(jump, 1) == 0)
 		__asm__ volatile("movq $0x1000, %%rsp; pushq $0" : : : "memory");
 	signal(SIGSEGV, SIG_DFL);
-	return on_alt || fail("the handler did not run on the alternate stack");
+	return on_alt || ktap_fail("the handler did not run on the alternate stack");
 }
 
 /* abort: SIGABRT, even with a handler that returns. */
@@ -199,7 +199,7 @@ static int test_abort(void)
 		abort();
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFSIGNALED(status) || WTERMSIG(status) != SIGABRT)
-		return fail("child status %#x, expected killed by SIGABRT", status);
+		return ktap_fail("child status %#x, expected killed by SIGABRT", status);
 	return 1;
 }
 
@@ -214,12 +214,12 @@ static void on_term(int sig)
 static int test_signal(void)
 {
 	if (signal(SIGTERM, on_term) == SIG_ERR)
-		return fail("signal failed");
+		return ktap_fail("signal failed");
 	kill(getpid(), SIGTERM);
 	signal(SIGTERM, SIG_IGN);
 	kill(getpid(), SIGTERM);
 	signal(SIGTERM, SIG_DFL);
-	return term_count == 1 || fail("the SIGTERM handler ran %d times, expected 1", term_count);
+	return term_count == 1 || ktap_fail("the SIGTERM handler ran %d times, expected 1", term_count);
 }
 
 /*
@@ -265,7 +265,7 @@ static int test_ping_pong(void)
 		pings = 0;
 	}
 	if (child < 0 || waitpid(child, &status, 0) != child || status)
-		return fail("the child's status %#x", status);
+		return ktap_fail("the child's status %#x", status);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	signal(SIGUSR1, SIG_DFL);
 	return 1;
@@ -321,31 +321,31 @@ static int test_rt_queue(void)
 	if (sigqueue(getpid(), r2, (union sigval){ .sival_int = 10 }) ||
 	    sigqueue(getpid(), r1, (union sigval){ .sival_int = 1 }) ||
 	    sigqueue(getpid(), r1, (union sigval){ .sival_int = 2 }))
-		return fail("sigqueue: %s", strerror(errno));
+		return ktap_fail("sigqueue: %s", strerror(errno));
 	kill(getpid(), r1);
 	kill(getpid(), SIGUSR1);
 	kill(getpid(), SIGUSR1);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	if (ngot != 5)
-		return fail("%d signals delivered, expected 5 (SIGUSR1 once, SIGRTMIN+1 three "
-			    "times, SIGRTMIN+2 once)", ngot);
+		return ktap_fail("%d signals delivered, expected 5 (SIGUSR1 once, SIGRTMIN+1 three "
+				 "times, SIGRTMIN+2 once)", ngot);
 	for (i = 0; i < 5; i++) {
 		if (got[i].sig == SIGUSR1) {
 			nusr1++;
 		} else if (got[i].sig == r2) {
 			if (n2++ || got[i].code != SI_QUEUE || got[i].value != 10)
-				return fail("SIGRTMIN+2: code %d value %d", got[i].code, got[i].value);
+				return ktap_fail("SIGRTMIN+2: code %d value %d", got[i].code, got[i].value);
 		} else if (got[i].sig == r1 && n1 < 3) {
 			if (got[i].code != want_r1[n1].code ||
 			    (got[i].code == SI_QUEUE && got[i].value != want_r1[n1].value))
-				return fail("SIGRTMIN+1, the %d%s: code %d value %d; expected code %d "
-					    "value %d", n1 + 1, n1 ? "th" : "st", got[i].code,
-					    got[i].value, want_r1[n1].code, want_r1[n1].value);
+				return ktap_fail("SIGRTMIN+1, the %d%s: code %d value %d; expected code %d "
+						 "value %d", n1 + 1, n1 ? "th" : "st", got[i].code,
+						 got[i].value, want_r1[n1].code, want_r1[n1].value);
 			n1++;
 		}
 	}
 	return nusr1 == 1 && n1 == 3 && n2 == 1 ? 1 :
-	       fail("SIGUSR1 %d times, SIGRTMIN+1 %d, SIGRTMIN+2 %d", nusr1, n1, n2);
+	       ktap_fail("SIGUSR1 %d times, SIGRTMIN+1 %d, SIGRTMIN+2 %d", nusr1, n1, n2);
 }
 
 /* A program may not make its signal to another look like the kernel's or kill's. */
@@ -360,21 +360,21 @@ static int test_sigqueueinfo_rules(void)
 		_exit(0);
 	}
 	if (syscall(SYS_rt_sigqueueinfo, child, SIGUSR1, &si) != -1 || errno != EPERM)
-		return fail("rt_sigqueueinfo to another with si_code SI_USER: not EPERM");
+		return ktap_fail("rt_sigqueueinfo to another with si_code SI_USER: not EPERM");
 	si.si_code = SI_QUEUE;
 	if (syscall(SYS_rt_sigqueueinfo, child, SIGUSR1, (void *)8) != -1 || errno != EFAULT)
-		return fail("rt_sigqueueinfo with a bad pointer: not EFAULT");
+		return ktap_fail("rt_sigqueueinfo with a bad pointer: not EFAULT");
 	if (syscall(SYS_rt_tgsigqueueinfo, child, child, SIGKILL, &si))
-		return fail("rt_tgsigqueueinfo(SIGKILL, SI_QUEUE): %s", strerror(errno));
+		return ktap_fail("rt_tgsigqueueinfo(SIGKILL, SI_QUEUE): %s", strerror(errno));
 	waitpid(child, &status, 0);
 	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
-		return fail("the child was not killed by the queued SIGKILL");
+		return ktap_fail("the child was not killed by the queued SIGKILL");
 	if (syscall(SYS_rt_sigqueueinfo, child, SIGUSR1, &si) != -1 || errno != ESRCH)
-		return fail("rt_sigqueueinfo to a process that is gone: not ESRCH");
+		return ktap_fail("rt_sigqueueinfo to a process that is gone: not ESRCH");
 	return 1;
 }
 
-static const struct ktap_test tests[] = {
+static const struct test tests[] = {
 	{ "sigsetjmp_siglongjmp_sigsegv", test_sigsetjmp_segv },
 	{ "ucontext_reg_rip_skips_ud2", test_reg_rip },
 	{ "raise_tkill", test_raise },
@@ -389,5 +389,5 @@ static const struct ktap_test tests[] = {
 
 int main(void)
 {
-	return KTAP_MAIN(tests);
+	return run_tests(tests, ARRAY_SIZE(tests));
 }

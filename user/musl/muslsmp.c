@@ -66,7 +66,7 @@ static int test_parallel(void)
 
 	nthreads = ncpus() < MAX_THREADS ? ncpus() : MAX_THREADS;
 	if (nthreads < 2)
-		return skip_case("one CPU: threads cannot run in parallel");
+		return skip("one CPU: threads cannot run in parallel");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < nthreads; i++)
 		pthread_create(&t[i], NULL, spinner, (void *)(long)i);
@@ -77,7 +77,7 @@ static int test_parallel(void)
 		pthread_join(t[i], NULL);
 	printf("# %d threads on %d CPUs: %s after %ld ms\n", nthreads, ncpus(),
 	       parallel ? "seen on two CPUs at once" : "never seen in parallel", elapsed_ms(&t0));
-	return parallel ? 1 : fail("no two threads were seen on different CPUs at once in 10 s");
+	return parallel ? 1 : ktap_fail("no two threads were seen on different CPUs at once in 10 s");
 }
 
 /* ---- TLB shootdown: unmapped on one CPU, the reader on another must fault ---- */
@@ -167,7 +167,7 @@ static int shootdown_round(int round)
 	int i, k;
 
 	if (!map_reader_page())
-		return fail("mmap failed");
+		return ktap_fail("mmap failed");
 	reads = 0;
 	fault_addr = 0;
 	reader_state = 0;
@@ -178,8 +178,8 @@ static int shootdown_round(int round)
 		;
 	if (reads < 100000) {
 		stop_reader(t);
-		return fail("round %d: the reader did not start reading on CPU 1 (%s)", round,
-			    reader_state < 0 ? "sched_setaffinity did not move it" : "too slow");
+		return ktap_fail("round %d: the reader did not start reading on CPU 1 (%s)", round,
+				 reader_state < 0 ? "sched_setaffinity did not move it" : "too slow");
 	}
 	munmap((void *)page, 4096);
 	clock_gettime(CLOCK_MONOTONIC, &unmapped_at);
@@ -197,14 +197,14 @@ static int shootdown_round(int round)
 			munmap((void *)reuse[k], 2 * 4096);
 	munmap(region, 3 * 4096);
 	if (ret)
-		return fail("round %d: the reader on CPU 1 still read the page 2 s after CPU 0 "
-			    "unmapped it: its TLB entry was not shot down", round);
+		return ktap_fail("round %d: the reader on CPU 1 still read the page 2 s after CPU 0 "
+				 "unmapped it: its TLB entry was not shot down", round);
 	if (bad_value)
-		return fail("round %d: the reader read %#lx, not the pattern: a freed frame through "
-			    "a stale TLB entry", round, (unsigned long)bad_value);
+		return ktap_fail("round %d: the reader read %#lx, not the pattern: a freed frame through "
+				 "a stale TLB entry", round, (unsigned long)bad_value);
 	if (fault_addr < (uintptr_t)page || fault_addr >= (uintptr_t)page + 4096)
-		return fail("round %d: the reader's SIGSEGV was at %#lx, not in the page %p", round,
-			    (unsigned long)fault_addr, (void *)page);
+		return ktap_fail("round %d: the reader's SIGSEGV was at %#lx, not in the page %p", round,
+				 (unsigned long)fault_addr, (void *)page);
 	return 1;
 }
 
@@ -214,9 +214,9 @@ static int test_tlb_shootdown(void)
 	int round;
 
 	if (ncpus() < 2)
-		return skip_case("one CPU: no other CPU holds a TLB entry to shoot down");
+		return skip("one CPU: no other CPU holds a TLB entry to shoot down");
 	if (!pin(0))
-		return fail("sched_setaffinity to CPU 0 did not move the main thread there");
+		return ktap_fail("sched_setaffinity to CPU 0 did not move the main thread there");
 	sigaction(SIGSEGV, &sa, NULL);
 	for (round = 0; round < ROUNDS; round++)
 		if (!shootdown_round(round))
@@ -267,10 +267,10 @@ static int fork_round(int round)
 		_exit(*counter != v);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return fail("round %d: fork or waitpid failed", round);
+		return ktap_fail("round %d: fork or waitpid failed", round);
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return fail("round %d: the child's copy of the counter moved: the writer on CPU 1 "
-			    "kept writing into the frame it shares (no shootdown at fork)", round);
+		return ktap_fail("round %d: the child's copy of the counter moved: the writer on CPU 1 "
+				 "kept writing into the frame it shares (no shootdown at fork)", round);
 	moved += *counter != at_fork;
 	return 1;
 }
@@ -282,18 +282,18 @@ static int test_fork_shootdown(void)
 	int round, ok = 1;
 
 	if (ncpus() < 2)
-		return skip_case("one CPU: no other CPU holds a TLB entry to shoot down");
+		return skip("one CPU: no other CPU holds a TLB entry to shoot down");
 	if (!pin(0))
-		return fail("sched_setaffinity to CPU 0 did not move the main thread there");
+		return ktap_fail("sched_setaffinity to CPU 0 did not move the main thread there");
 	counter = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (counter == MAP_FAILED)
-		return fail("mmap failed");
+		return ktap_fail("mmap failed");
 	pthread_create(&t, NULL, writer, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (*counter < 100000 && writing >= 0 && elapsed_ms(&t0) < 2000)
 		;
 	if (*counter < 100000) {
-		ok = fail("the writer did not start writing on CPU 1");
+		ok = ktap_fail("the writer did not start writing on CPU 1");
 	} else {
 		for (round = 0; round < ROUNDS && ok; round++)
 			ok = fork_round(round);
@@ -307,7 +307,7 @@ static int test_fork_shootdown(void)
 	return ok;
 }
 
-static const struct ktap_test tests[] = {
+static const struct test tests[] = {
 	{ "threads_run_in_parallel", test_parallel },
 	{ "tlb_shootdown_reader_faults", test_tlb_shootdown },
 	{ "fork_shootdown_writer_on_another_cpu", test_fork_shootdown },
@@ -315,5 +315,5 @@ static const struct ktap_test tests[] = {
 
 int main(void)
 {
-	return KTAP_MAIN(tests);
+	return run_tests(tests, ARRAY_SIZE(tests));
 }

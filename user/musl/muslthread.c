@@ -19,7 +19,7 @@
  * that the kernel clears and wakes when the thread exits; mutexes,
  * condition variables and semaphores sleep in futex(FUTEX_WAIT) and wake
  * with FUTEX_WAKE and FUTEX_REQUEUE. Each case runs in a child process of
- * its own (ktap_case), so a case's threads die with it. user/musl/muslgroup.c
+ * its own (run_case), so a case's threads die with it. user/musl/muslgroup.c
  * has the process's side: signals, exit, exec.
  */
 
@@ -57,22 +57,22 @@ static int test_create_join(void)
 
 	for (i = 0; i < N; i++)
 		if ((errno = pthread_create(&t[i], NULL, worker_ids, &id[i])))
-			return fail("pthread_create %d: %s", i, strerror(errno));
+			return ktap_fail("pthread_create %d: %s", i, strerror(errno));
 	for (i = 0; i < N; i++) {
 		void *ret;
 
 		if ((errno = pthread_join(t[i], &ret)))
-			return fail("pthread_join %d: %s", i, strerror(errno));
+			return ktap_fail("pthread_join %d: %s", i, strerror(errno));
 		if ((long)ret != id[i].tid * 10)
-			return fail("thread %d returned %ld, not %ld", i, (long)ret, id[i].tid * 10);
+			return ktap_fail("thread %d returned %ld, not %ld", i, (long)ret, id[i].tid * 10);
 		if (id[i].pid != getpid() || id[i].tid == getpid() || !pthread_equal(id[i].self, t[i]))
-			return fail("thread %d: pid %ld tid %ld (main: pid %d)", i, id[i].pid,
-				    id[i].tid, getpid());
+			return ktap_fail("thread %d: pid %ld tid %ld (main: pid %d)", i, id[i].pid,
+					 id[i].tid, getpid());
 		for (j = 0; j < i; j++)
 			if (id[j].tid == id[i].tid)
-				return fail("threads %d and %d share tid %ld", j, i, id[i].tid);
+				return ktap_fail("threads %d and %d share tid %ld", j, i, id[i].tid);
 	}
-	return gettid_() == getpid() ? 1 : fail("the main thread's tid %ld is not the pid %d",
+	return gettid_() == getpid() ? 1 : ktap_fail("the main thread's tid %ld is not the pid %d",
 						 gettid_(), getpid());
 }
 
@@ -109,11 +109,11 @@ static int test_tls(void)
 	for (i = 0; i < 4; i++) {
 		pthread_join(t[i], &ret[i]);
 		if ((uintptr_t)ret[i] < 4096)
-			return fail("thread %d: TLS check %ld failed", i, (long)ret[i]);
+			return ktap_fail("thread %d: TLS check %ld failed", i, (long)ret[i]);
 		if (ret[i] == &tls_value)
-			return fail("thread %d's tls_value is the main thread's", i);
+			return ktap_fail("thread %d's tls_value is the main thread's", i);
 	}
-	return tls_value == 1 ? 1 : fail("the main thread's tls_value became %d", tls_value);
+	return tls_value == 1 ? 1 : ktap_fail("the main thread's tls_value became %d", tls_value);
 }
 
 /* ---- mutexes and condition variables ---- */
@@ -146,7 +146,7 @@ static int test_mutex(void)
 		pthread_create(&t[i], NULL, worker_count, NULL);
 	for (i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
-	return counter == 80000 ? 1 : fail("counter %ld, not 80000", counter);
+	return counter == 80000 ? 1 : ktap_fail("counter %ld, not 80000", counter);
 }
 
 /* A bounded queue: producers wait while it is full, consumers while it is empty. */
@@ -203,8 +203,8 @@ static int test_condvar(void)
 	for (i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
 	if (consumed_n != 2 * ITEMS || consumed_sum != want)
-		return fail("consumed %ld items summing to %ld, not %d and %ld", consumed_n,
-			    consumed_sum, 2 * ITEMS, want);
+		return ktap_fail("consumed %ld items summing to %ld, not %d and %ld", consumed_n,
+				 consumed_sum, 2 * ITEMS, want);
 	return 1;
 }
 
@@ -227,8 +227,8 @@ static int test_cond_timeout(void)
 	pthread_mutex_unlock(&lock);
 	ms = elapsed_ms(&t0);
 	if (r != ETIMEDOUT)
-		return fail("pthread_cond_timedwait returned %d, not ETIMEDOUT", r);
-	return ms >= 45 && ms < 2000 ? 1 : fail("timed out after %ld ms, not 50", ms);
+		return ktap_fail("pthread_cond_timedwait returned %d, not ETIMEDOUT", r);
+	return ms >= 45 && ms < 2000 ? 1 : ktap_fail("timed out after %ld ms, not 50", ms);
 }
 
 /* ---- detached threads, semaphores ---- */
@@ -253,7 +253,7 @@ static int test_detached(void)
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 	for (i = 0; i < 20; i++)
 		if ((errno = pthread_create(&t, &a, worker_post, NULL)))
-			return fail("pthread_create %d: %s", i, strerror(errno));
+			return ktap_fail("pthread_create %d: %s", i, strerror(errno));
 	for (i = 0; i < 20; i++)
 		sem_wait(&sem);
 	return 1;
@@ -281,7 +281,7 @@ static int test_fork_from_thread(void)
 	pthread_create(&t, NULL, worker_fork, NULL);
 	pthread_join(t, &status);
 	return WIFEXITED((long)status) && WEXITSTATUS((long)status) == 5 ? 1 :
-	       fail("the child's wait status %#lx, not exit 5", (long)status);
+	       ktap_fail("the child's wait status %#lx, not exit 5", (long)status);
 }
 
 /* ---- what threads share besides memory: descriptors, directory, umask ---- */
@@ -308,15 +308,15 @@ static int test_share_files_fs(void)
 	pthread_create(&t, NULL, worker_share, NULL);
 	pthread_join(t, &ret);
 	if (ret)
-		return fail("pipe2 or chdir in the thread failed");
+		return ktap_fail("pipe2 or chdir in the thread failed");
 	if (write(shared_fds[1], "x", 1) != 1 || read(shared_fds[0], &c, 1) != 1 || c != 'x')
-		return fail("the thread's pipe does not work from the main thread");
+		return ktap_fail("the thread's pipe does not work from the main thread");
 	if (fcntl(shared_fds[0], F_GETFD) != FD_CLOEXEC)
-		return fail("the thread's O_CLOEXEC is not seen by the main thread");
+		return ktap_fail("the thread's O_CLOEXEC is not seen by the main thread");
 	if (!getcwd(cwd, sizeof(cwd)) || strcmp(cwd, "/tmp"))
-		return fail("the main thread's directory is %s after the thread's chdir(/tmp)", cwd);
+		return ktap_fail("the main thread's directory is %s after the thread's chdir(/tmp)", cwd);
 	if (umask(022) != 077)
-		return fail("the thread's umask(077) is not the main thread's");
+		return ktap_fail("the thread's umask(077) is not the main thread's");
 	return 1;
 }
 
@@ -346,10 +346,10 @@ static void *robust_owner(void *arg)
 static int recover(int r, const char *how)
 {
 	if (r != EOWNERDEAD)
-		return fail("%s after its owner died: %s, not EOWNERDEAD", how, strerror(r));
+		return ktap_fail("%s after its owner died: %s, not EOWNERDEAD", how, strerror(r));
 	if ((r = pthread_mutex_consistent(&robust)) || (r = pthread_mutex_unlock(&robust)) ||
 	    (r = pthread_mutex_lock(&robust)) || (r = pthread_mutex_unlock(&robust)))
-		return fail("consistent, unlock, lock, unlock after EOWNERDEAD: %s", strerror(r));
+		return ktap_fail("consistent, unlock, lock, unlock after EOWNERDEAD: %s", strerror(r));
 	return 1;
 }
 
@@ -434,13 +434,13 @@ static int test_robust_bad_lists(void)
 		     i++)
 			sleep_ms(10);
 		if (w != 0x40000000)
-			return fail("%s: the owner's word is %#x, not FUTEX_OWNER_DIED (0x40000000)",
-				    n ? "a list that loops" : "a list into the kernel", w);
+			return ktap_fail("%s: the owner's word is %#x, not FUTEX_OWNER_DIED (0x40000000)",
+					 n ? "a list that loops" : "a list into the kernel", w);
 	}
 	return 1;
 }
 
-static const struct ktap_test tests[] = {
+static const struct test tests[] = {
 	{ "create_join_return_value", test_create_join },
 	{ "thread_local_storage", test_tls },
 	{ "mutex_counter", test_mutex },
@@ -455,5 +455,5 @@ static const struct ktap_test tests[] = {
 
 int main(void)
 {
-	return KTAP_MAIN(tests);
+	return run_tests(tests, ARRAY_SIZE(tests));
 }

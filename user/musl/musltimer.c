@@ -68,23 +68,23 @@ static int test_itimer_real_repeats(void)
 
 	block(SIGALRM);
 	if (setitimer(ITIMER_REAL, &v, NULL))
-		return fail("setitimer(ITIMER_REAL): %s", strerror(errno));
+		return ktap_fail("setitimer(ITIMER_REAL): %s", strerror(errno));
 	for (n = 0; n < 3; n++)
 		if (wait_for(SIGALRM, NULL) != SIGALRM)
-			return fail("expiry %d: no SIGALRM in 5 s", n + 1);
+			return ktap_fail("expiry %d: no SIGALRM in 5 s", n + 1);
 	t = mono_ns() - t0;
 	if (getitimer(ITIMER_REAL, &cur))
-		return fail("getitimer: %s", strerror(errno));
+		return ktap_fail("getitimer: %s", strerror(errno));
 	setitimer(ITIMER_REAL, &zero, NULL);
 	if (t < 60000000)
-		return fail("three expiries of a 20 ms timer after %lld ns", (long long)t);
+		return ktap_fail("three expiries of a 20 ms timer after %lld ns", (long long)t);
 	if (tv_ns(&cur.it_interval) != 20000000 || tv_ns(&cur.it_value) <= 0 ||
 	    tv_ns(&cur.it_value) > 20000000)
-		return fail("getitimer: value %lld ns, interval %lld ns; expected (0, 20 ms] and 20 ms",
-			    (long long)tv_ns(&cur.it_value), (long long)tv_ns(&cur.it_interval));
+		return ktap_fail("getitimer: value %lld ns, interval %lld ns; expected (0, 20 ms] and 20 ms",
+				 (long long)tv_ns(&cur.it_value), (long long)tv_ns(&cur.it_interval));
 	if (getitimer(ITIMER_REAL, &cur) || cur.it_value.tv_sec || cur.it_value.tv_usec)
-		return fail("a stopped timer has %ld.%06ld s left", (long)cur.it_value.tv_sec,
-			    (long)cur.it_value.tv_usec);
+		return ktap_fail("a stopped timer has %ld.%06ld s left", (long)cur.it_value.tv_sec,
+				 (long)cur.it_value.tv_usec);
 	return 1;
 }
 
@@ -93,18 +93,18 @@ static int test_itimer_errors_and_old_value(void)
 	struct itimerval v = { { 0, 0 }, { 7, 0 } }, old, bad = { { 0, 0 }, { 0, 1000000 } };
 
 	if (setitimer(3, &v, NULL) == 0 || errno != EINVAL)
-		return fail("setitimer(3): not EINVAL");
+		return ktap_fail("setitimer(3): not EINVAL");
 	if (getitimer(-1, &old) == 0 || errno != EINVAL)
-		return fail("getitimer(-1): not EINVAL");
+		return ktap_fail("getitimer(-1): not EINVAL");
 	if (setitimer(ITIMER_REAL, &bad, NULL) == 0 || errno != EINVAL)
-		return fail("setitimer with tv_usec 1000000: not EINVAL");
+		return ktap_fail("setitimer with tv_usec 1000000: not EINVAL");
 	if (setitimer(ITIMER_REAL, &v, NULL) || setitimer(ITIMER_REAL, &(struct itimerval){ 0 }, &old))
-		return fail("setitimer: %s", strerror(errno));
+		return ktap_fail("setitimer: %s", strerror(errno));
 	if (old.it_value.tv_sec != 6 && old.it_value.tv_sec != 7)
-		return fail("old value %ld.%06ld s, expected just under 7 s", (long)old.it_value.tv_sec,
-			    (long)old.it_value.tv_usec);
+		return ktap_fail("old value %ld.%06ld s, expected just under 7 s", (long)old.it_value.tv_sec,
+				 (long)old.it_value.tv_usec);
 	if (syscall(SYS_setitimer, ITIMER_REAL, &v, (void *)8) != -1 || errno != EFAULT)
-		return fail("setitimer with a bad old pointer: not EFAULT");
+		return ktap_fail("setitimer with a bad old pointer: not EFAULT");
 	return 1;
 }
 
@@ -115,17 +115,17 @@ static int test_alarm_is_itimer_real(void)
 	unsigned int left;
 
 	if (setitimer(ITIMER_REAL, &v, NULL))
-		return fail("setitimer: %s", strerror(errno));
+		return ktap_fail("setitimer: %s", strerror(errno));
 	left = syscall(SYS_alarm, 4);
 	if (left != 9)
-		return fail("alarm(4) after setitimer(9 s) returned %u, expected 9", left);
+		return ktap_fail("alarm(4) after setitimer(9 s) returned %u, expected 9", left);
 	if (getitimer(ITIMER_REAL, &cur) || cur.it_value.tv_sec != 3 || cur.it_interval.tv_sec ||
 	    cur.it_interval.tv_usec)
-		return fail("after alarm(4): %ld.%06ld s left, interval %ld s; expected 3.x s, none",
-			    (long)cur.it_value.tv_sec, (long)cur.it_value.tv_usec,
-			    (long)cur.it_interval.tv_sec);
+		return ktap_fail("after alarm(4): %ld.%06ld s left, interval %ld s; expected 3.x s, none",
+				 (long)cur.it_value.tv_sec, (long)cur.it_value.tv_usec,
+				 (long)cur.it_interval.tv_sec);
 	left = syscall(SYS_alarm, 0);
-	return left == 4 ? 1 : fail("alarm(0) returned %u, expected 4", left);
+	return left == 4 ? 1 : ktap_fail("alarm(0) returned %u, expected 4", left);
 }
 
 static volatile int cpu_signals;
@@ -144,18 +144,18 @@ static int cpu_timer(int which, int sig)
 
 	signal(sig, on_cpu_timer);
 	if (setitimer(which, &v, NULL))
-		return fail("setitimer(%d): %s", which, strerror(errno));
+		return ktap_fail("setitimer(%d): %s", which, strerror(errno));
 	while (!cpu_signals && mono_ns() - t0 < 5000000000ll)
 		;
 	if (!cpu_signals)
-		return fail("no signal %d after 5 s of a busy loop", sig);
+		return ktap_fail("no signal %d after 5 s of a busy loop", sig);
 	/*
 	 * Less one tick: ccos charges CPU time a whole 10 ms tick at a time,
 	 * so the tick under way at setitimer may count in full.
 	 */
 	if (mono_ns() - t0 < 20000000)
-		return fail("signal %d after %lld ns, before 20 ms of CPU time could pass", sig,
-			    (long long)(mono_ns() - t0));
+		return ktap_fail("signal %d after %lld ns, before 20 ms of CPU time could pass", sig,
+				 (long long)(mono_ns() - t0));
 	return 1;
 }
 
@@ -196,15 +196,15 @@ static int test_timer_signal_info(void)
 
 	block(SIGUSR1);
 	if (make_timer(CLOCK_MONOTONIC, SIGEV_SIGNAL, SIGUSR1, 0, &cookie, &t) || arm(t, 0, 20000000, 0))
-		return fail("timer_create or timer_settime: %s", strerror(errno));
+		return ktap_fail("timer_create or timer_settime: %s", strerror(errno));
 	if (wait_for(SIGUSR1, &si) != SIGUSR1)
-		return fail("no SIGUSR1 from a 20 ms timer in 5 s");
+		return ktap_fail("no SIGUSR1 from a 20 ms timer in 5 s");
 	if (si.si_code != SI_TIMER || si.si_value.sival_ptr != &cookie || si.si_overrun != 0)
-		return fail("si_code %d, si_value %p, si_overrun %d; expected SI_TIMER (%d), %p, 0",
-			    si.si_code, si.si_value.sival_ptr, si.si_overrun, SI_TIMER, (void *)&cookie);
+		return ktap_fail("si_code %d, si_value %p, si_overrun %d; expected SI_TIMER (%d), %p, 0",
+				 si.si_code, si.si_value.sival_ptr, si.si_overrun, SI_TIMER, (void *)&cookie);
 	if (si.si_timerid != (int)(intptr_t)t)
-		return fail("si_timerid %d, timer_create said %d", si.si_timerid, (int)(intptr_t)t);
-	return timer_delete(t) ? fail("timer_delete: %s", strerror(errno)) : 1;
+		return ktap_fail("si_timerid %d, timer_create said %d", si.si_timerid, (int)(intptr_t)t);
+	return timer_delete(t) ? ktap_fail("timer_delete: %s", strerror(errno)) : 1;
 }
 
 /* A periodic timer whose signal waits blocked counts overruns, and the one signal carries them. */
@@ -216,19 +216,19 @@ static int test_timer_overrun(void)
 
 	block(SIGUSR2);
 	if (make_timer(CLOCK_MONOTONIC, SIGEV_SIGNAL, SIGUSR2, 0, NULL, &t))
-		return fail("timer_create: %s", strerror(errno));
+		return ktap_fail("timer_create: %s", strerror(errno));
 	t0 = mono_ns();
 	arm(t, 0, 10000000, 10000000);
 	while (mono_ns() - t0 < 200000000)
 		;
 	if (wait_for(SIGUSR2, &si) != SIGUSR2)
-		return fail("no signal");
+		return ktap_fail("no signal");
 	t1 = mono_ns();
 	timer_delete(t);
 	expiries = (t1 - t0) / 10000000;	/* by the clock, when it was taken */
 	if (si.si_overrun < 1 || si.si_overrun + 1 > expiries || si.si_overrun + 1 < expiries - 3)
-		return fail("si_overrun %d after %lld ns of a 10 ms timer: expected about %lld",
-			    si.si_overrun, (long long)(t1 - t0), (long long)expiries - 1);
+		return ktap_fail("si_overrun %d after %lld ns of a 10 ms timer: expected about %lld",
+				 si.si_overrun, (long long)(t1 - t0), (long long)expiries - 1);
 	return 1;
 }
 
@@ -240,20 +240,20 @@ static int test_timer_getoverrun_and_gettime(void)
 
 	block(SIGUSR2);
 	if (make_timer(CLOCK_MONOTONIC, SIGEV_SIGNAL, SIGUSR2, 0, NULL, &t))
-		return fail("timer_create: %s", strerror(errno));
+		return ktap_fail("timer_create: %s", strerror(errno));
 	arm(t, 0, 10000000, 30000000);
 	if (wait_for(SIGUSR2, &si) != SIGUSR2)
-		return fail("no signal");
+		return ktap_fail("no signal");
 	if (timer_getoverrun(t) != si.si_overrun)
-		return fail("timer_getoverrun %d, the signal said %d", timer_getoverrun(t), si.si_overrun);
+		return ktap_fail("timer_getoverrun %d, the signal said %d", timer_getoverrun(t), si.si_overrun);
 	if (timer_gettime(t, &cur) || ts_ns(&cur.it_interval) != 30000000 ||
 	    ts_ns(&cur.it_value) <= 0 || ts_ns(&cur.it_value) > 30000000)
-		return fail("timer_gettime: value %lld ns, interval %lld ns; expected (0, 30 ms], 30 ms",
-			    (long long)ts_ns(&cur.it_value), (long long)ts_ns(&cur.it_interval));
+		return ktap_fail("timer_gettime: value %lld ns, interval %lld ns; expected (0, 30 ms], 30 ms",
+				 (long long)ts_ns(&cur.it_value), (long long)ts_ns(&cur.it_interval));
 	arm(t, 0, 0, 0);
 	if (timer_gettime(t, &cur) || ts_ns(&cur.it_value) || ts_ns(&cur.it_interval) != 0)
-		return fail("a disarmed timer has %lld ns left", (long long)ts_ns(&cur.it_value));
-	return timer_delete(t) ? fail("timer_delete") : 1;
+		return ktap_fail("a disarmed timer has %lld ns left", (long long)ts_ns(&cur.it_value));
+	return timer_delete(t) ? ktap_fail("timer_delete") : 1;
 }
 
 /* Whether sig became pending within 5 s. */
@@ -303,19 +303,19 @@ static int test_timer_reset_and_delete_take_back_signal(void)
 	signal(SIGUSR1, on_usr1_count);
 	block(SIGUSR1);
 	if (make_timer(CLOCK_MONOTONIC, SIGEV_SIGNAL, SIGUSR1, 0, NULL, &t))
-		return fail("timer_create: %s", strerror(errno));
+		return ktap_fail("timer_create: %s", strerror(errno));
 	arm(t, 0, 1000000, 0);
 	if (!becomes_pending(SIGUSR1))
-		return fail("the timer's signal was not pending after 5 s");
+		return ktap_fail("the timer's signal was not pending after 5 s");
 	arm(t, 0, 10000000000ll, 0);
 	if (delivered_on_unblock(SIGUSR1))
-		return fail("the signal of the timer's first setting came after timer_settime");
+		return ktap_fail("the signal of the timer's first setting came after timer_settime");
 	arm(t, 0, 1000000, 0);
 	if (!becomes_pending(SIGUSR1))
-		return fail("the timer's signal was not pending after 5 s, the second time");
+		return ktap_fail("the timer's signal was not pending after 5 s, the second time");
 	timer_delete(t);
 	if (delivered_on_unblock(SIGUSR1))
-		return fail("the timer's signal came after timer_delete");
+		return ktap_fail("the timer's signal came after timer_delete");
 	return 1;
 }
 
@@ -349,7 +349,7 @@ static int test_timer_thread_id(void)
 	signal(SIGUSR1, on_usr1_tid);
 	pthread_create(&th, NULL, waiter, (void *)&stop);
 	if (make_timer(CLOCK_MONOTONIC, SIGEV_THREAD_ID, SIGUSR1, me, NULL, &t))
-		return fail("timer_create(SIGEV_THREAD_ID): %s", strerror(errno));
+		return ktap_fail("timer_create(SIGEV_THREAD_ID): %s", strerror(errno));
 	arm(t, 0, 10000000, 0);
 	t0 = mono_ns();
 	while (!*tidp && mono_ns() - t0 < 5000000000ll)
@@ -358,9 +358,9 @@ static int test_timer_thread_id(void)
 	pthread_join(th, NULL);
 	timer_delete(t);
 	if (*tidp != me)
-		return fail("handled by thread %ld, the timer named %ld", *tidp, me);
+		return ktap_fail("handled by thread %ld, the timer named %ld", *tidp, me);
 	return make_timer(CLOCK_MONOTONIC, SIGEV_THREAD_ID, SIGUSR1, 1, NULL, &t) == -1 &&
-		errno == EINVAL ? 1 : fail("SIGEV_THREAD_ID naming init: not EINVAL");
+		errno == EINVAL ? 1 : ktap_fail("SIGEV_THREAD_ID naming init: not EINVAL");
 }
 
 /*
@@ -375,13 +375,13 @@ static int test_timer_sigev_none(void)
 	int64_t t0 = mono_ns();
 
 	if (make_timer(CLOCK_MONOTONIC, SIGEV_NONE, 0, 0, NULL, &t))
-		return fail("timer_create(SIGEV_NONE): %s", strerror(errno));
+		return ktap_fail("timer_create(SIGEV_NONE): %s", strerror(errno));
 	arm(t, 0, 20000000, 20000000);
 	while (wraps < 3 && mono_ns() - t0 < 5000000000ll) {
 		timer_gettime(t, &cur);
 		if (ts_ns(&cur.it_value) <= 0 || ts_ns(&cur.it_value) > 20000000)
-			return fail("timer_gettime: %lld ns left of 20 ms",
-				    (long long)ts_ns(&cur.it_value));
+			return ktap_fail("timer_gettime: %lld ns left of 20 ms",
+					 (long long)ts_ns(&cur.it_value));
 		wraps += ts_ns(&cur.it_value) > prev;
 		prev = ts_ns(&cur.it_value);
 	}
@@ -389,8 +389,8 @@ static int test_timer_sigev_none(void)
 	timer_gettime(t, &cur);
 	timer_delete(t);
 	if (ts_ns(&cur.it_value))
-		return fail("a one-shot timer of 1 ns: %lld ns left", (long long)ts_ns(&cur.it_value));
-	return wraps >= 3 ? 1 : fail("the time left started over %ld times in 5 s", wraps);
+		return ktap_fail("a one-shot timer of 1 ns: %lld ns left", (long long)ts_ns(&cur.it_value));
+	return wraps >= 3 ? 1 : ktap_fail("the time left started over %ld times in 5 s", wraps);
 }
 
 /* TIMER_ABSTIME on CLOCK_REALTIME: due at a wall-clock time. */
@@ -403,16 +403,16 @@ static int test_timer_abstime_realtime(void)
 
 	block(SIGUSR1);
 	if (make_timer(CLOCK_REALTIME, SIGEV_SIGNAL, SIGUSR1, 0, NULL, &t))
-		return fail("timer_create(CLOCK_REALTIME): %s", strerror(errno));
+		return ktap_fail("timer_create(CLOCK_REALTIME): %s", strerror(errno));
 	clock_gettime(CLOCK_REALTIME, &now);
 	due = ts_ns(&now) + 20000000;
 	if (arm(t, TIMER_ABSTIME, due, 0))
-		return fail("timer_settime(TIMER_ABSTIME): %s", strerror(errno));
+		return ktap_fail("timer_settime(TIMER_ABSTIME): %s", strerror(errno));
 	if (wait_for(SIGUSR1, &si) != SIGUSR1)
-		return fail("no signal");
+		return ktap_fail("no signal");
 	clock_gettime(CLOCK_REALTIME, &now);
 	timer_delete(t);
-	return ts_ns(&now) >= due ? 1 : fail("the signal came %lld ns before its time",
+	return ts_ns(&now) >= due ? 1 : ktap_fail("the signal came %lld ns before its time",
 					      (long long)(due - ts_ns(&now)));
 }
 
@@ -422,24 +422,24 @@ static int test_timer_errors(void)
 	struct itimerspec its = { { 0, 0 }, { 0, 1000000000 } };
 
 	if (make_timer(99, SIGEV_SIGNAL, SIGUSR1, 0, NULL, &t) != -1 || errno != EINVAL)
-		return fail("timer_create(clock 99): not EINVAL");
+		return ktap_fail("timer_create(clock 99): not EINVAL");
 	if (make_timer(CLOCK_MONOTONIC, 99, SIGUSR1, 0, NULL, &t) != -1 || errno != EINVAL)
-		return fail("timer_create(sigev_notify 99): not EINVAL");
+		return ktap_fail("timer_create(sigev_notify 99): not EINVAL");
 	if (make_timer(CLOCK_MONOTONIC, SIGEV_SIGNAL, 0, 0, NULL, &t) != -1 || errno != EINVAL)
-		return fail("timer_create(signal 0): not EINVAL");
+		return ktap_fail("timer_create(signal 0): not EINVAL");
 	if (syscall(SYS_timer_create, CLOCK_MONOTONIC, (void *)8, &t) != -1 || errno != EFAULT)
-		return fail("timer_create(bad sigevent): not EFAULT");
+		return ktap_fail("timer_create(bad sigevent): not EFAULT");
 	if (make_timer(CLOCK_MONOTONIC, SIGEV_NONE, 0, 0, NULL, &t))
-		return fail("timer_create: %s", strerror(errno));
+		return ktap_fail("timer_create: %s", strerror(errno));
 	if (timer_settime(t, 0, &its, NULL) != -1 || errno != EINVAL)
-		return fail("timer_settime(tv_nsec 1000000000): not EINVAL");
+		return ktap_fail("timer_settime(tv_nsec 1000000000): not EINVAL");
 	if (syscall(SYS_timer_settime, (int)(intptr_t)t, 0, NULL, NULL) != -1 || errno != EINVAL)
-		return fail("timer_settime(NULL): not EINVAL");
+		return ktap_fail("timer_settime(NULL): not EINVAL");
 	if (timer_delete(t) || syscall(SYS_timer_delete, (int)(intptr_t)t) != -1 || errno != EINVAL)
-		return fail("timer_delete twice: not 0 then EINVAL");
+		return ktap_fail("timer_delete twice: not 0 then EINVAL");
 	if (syscall(SYS_timer_gettime, 12345, &its) != -1 || errno != EINVAL ||
 	    syscall(SYS_timer_getoverrun, 12345) != -1 || errno != EINVAL)
-		return fail("timer_gettime or timer_getoverrun of no timer: not EINVAL");
+		return ktap_fail("timer_gettime or timer_getoverrun of no timer: not EINVAL");
 	return 1;
 }
 
@@ -456,7 +456,7 @@ static int test_timer_not_inherited(void)
 	struct itimerspec cur;
 
 	if (make_timer(CLOCK_MONOTONIC, SIGEV_NONE, 0, 0, NULL, &t) || arm(t, 0, 5000000000ll, 0))
-		return fail("timer_create: %s", strerror(errno));
+		return ktap_fail("timer_create: %s", strerror(errno));
 	pid = fork();
 	if (pid == 0)
 		_exit(syscall(SYS_timer_gettime, (int)(intptr_t)t, &cur) == -1 && errno == EINVAL &&
@@ -464,16 +464,16 @@ static int test_timer_not_inherited(void)
 	waitpid(pid, &status, 0);
 	if (make_timer(CLOCK_MONOTONIC, SIGEV_NONE, 0, 0, NULL, &t2) || timer_delete(t) ||
 	    make_timer(CLOCK_MONOTONIC, SIGEV_NONE, 0, 0, NULL, &t3))
-		return fail("timer_create: %s", strerror(errno));
+		return ktap_fail("timer_create: %s", strerror(errno));
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return fail("the child has the timer, or its own is not number 0");
+		return ktap_fail("the child has the timer, or its own is not number 0");
 	if ((intptr_t)t3 != (intptr_t)t2 + 1)
-		return fail("ids %ld, %ld, then %ld after deleting the first", (long)(intptr_t)t,
-			    (long)(intptr_t)t2, (long)(intptr_t)t3);
+		return ktap_fail("ids %ld, %ld, then %ld after deleting the first", (long)(intptr_t)t,
+				 (long)(intptr_t)t2, (long)(intptr_t)t3);
 	return 1;
 }
 
-static const struct ktap_test tests[] = {
+static const struct test tests[] = {
 	{ "itimer_real_repeats_and_getitimer", test_itimer_real_repeats },
 	{ "itimer_errors_and_old_value", test_itimer_errors_and_old_value },
 	{ "alarm_is_itimer_real", test_alarm_is_itimer_real },
@@ -492,5 +492,5 @@ static const struct ktap_test tests[] = {
 
 int main(void)
 {
-	return KTAP_MAIN(tests);
+	return run_tests(tests, ARRAY_SIZE(tests));
 }
