@@ -40,6 +40,7 @@ static const char *const programs[] = {
 	"/bin/muslselect",
 	"/bin/muslcpuclock",
 	"/bin/muslfutexv",
+	"/bin/muslrobust",
 	"/bin/sysabi",
 	"/bin/sysclone",
 	"/bin/sysbusy",
@@ -65,6 +66,7 @@ static const char *const optional[] = {
 	"/bin/muslselect",
 	"/bin/muslcpuclock",
 	"/bin/muslfutexv",
+	"/bin/muslrobust",
 	"/bin/glibctest",
 };
 #define NOT_BUILT	(-ENOENT)
