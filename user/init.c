@@ -41,6 +41,7 @@ static const char *const programs[] = {
 	"/bin/muslcpuclock",
 	"/bin/muslfutexv",
 	"/bin/muslrobust",
+	"/bin/muslsigqueue",
 	"/bin/sysabi",
 	"/bin/sysclone",
 	"/bin/sysbusy",
@@ -67,6 +68,7 @@ static const char *const optional[] = {
 	"/bin/muslcpuclock",
 	"/bin/muslfutexv",
 	"/bin/muslrobust",
+	"/bin/muslsigqueue",
 	"/bin/glibctest",
 };
 #define NOT_BUILT	(-ENOENT)
