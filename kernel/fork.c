@@ -175,6 +175,8 @@ static long do_clone(uint64_t flags, uint64_t newsp, int __user *ptid, uint64_t 
 	if (flags & CLONE_PARENT_SETTID)
 		put_user(child->pid, ptid);	/* Linux ignores a fault here too */
 	child->cpus_allowed = parent->cpus_allowed;
+	child->sigpending_cur = parent->group_leader->sigpending_cur;
+	child->sigpending_max = parent->group_leader->sigpending_max;
 	sched_fork_policy(child, parent);
 	sched_wake(child);
 	if (flags & CLONE_VFORK) {

@@ -24,10 +24,12 @@ bool init_protected(const struct process *p, int sig)
 	       init_process->sig.action[sig - 1].handler == SIG_DFL;
 }
 
-static void send_from_user(struct process *p, int sig, const siginfo_t *info)
+/* 0, or -EAGAIN: a real-time signal past the receiver's RLIMIT_SIGPENDING. */
+static long send_from_user(struct process *p, int sig, const siginfo_t *info)
 {
 	if (sig && !init_protected(p, sig))
-		send_signal(p, sig, info);
+		return MIN(send_signal(p, sig, info), 0);
+	return 0;
 }
 
 /*
@@ -80,8 +82,7 @@ long sys_rt_sigqueueinfo(int pid, int sig, const siginfo_t __user *uinfo)
 	if (sig < 0 || sig > NSIG)
 		return -EINVAL;
 	info.si_signo = sig;
-	send_from_user(p->group_leader, sig, &info);
-	return 0;
+	return send_from_user(p->group_leader, sig, &info);
 }
 
 /* The signal of ^C or ^\ from the terminal: to every member of the group. */

@@ -64,6 +64,7 @@ struct process *proc_alloc(void)
 	p->sig.altstack.ss_flags = SS_DISABLE;
 	p->lockless_syscalls = syscall_lockless;
 	p->cpus_allowed = ~0ul;		/* every CPU, as init's on Linux; fork copies it */
+	p->sigpending_cur = p->sigpending_max = SIGPENDING_DEFAULT;	/* and these */
 	p->state = PROC_SLEEPING;	/* not runnable until its creator says so */
 	return p;
 }

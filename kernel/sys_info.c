@@ -44,9 +44,10 @@ struct rlimit64 {
 #define RLIMIT_CORE	4
 #define RLIMIT_NPROC	6
 #define RLIMIT_NOFILE	7
+#define RLIMIT_SIGPENDING	11
 #define RLIM_NLIMITS	16
 
-/* The limits ccos has, fixed and the same for every process; no limit is infinity. */
+/* The fixed limits, the same for every process; no limit is infinity. */
 static uint64_t rlimit(unsigned int resource)
 {
 	switch (resource) {
@@ -59,23 +60,36 @@ static uint64_t rlimit(unsigned int resource)
 	return RLIM_INFINITY;
 }
 
-/* The old limit, and a new one only if it is the same: ccos cannot change them. */
+/*
+ * The old limit, and a new one: only RLIMIT_SIGPENDING may change, each
+ * process's own (fork copies it, exec keeps it); every ccos process is
+ * root, so its hard limit may rise too. The others are fixed: a new one
+ * only if it is the same.
+ */
 long sys_prlimit64(int pid, unsigned int resource, const struct rlimit64 __user *unew,
 		   struct rlimit64 __user *uold)
 {
+	struct process *p = pid ? proc_find(pid) : current();
 	struct rlimit64 lim = { rlimit(resource), rlimit(resource) }, want;
 
 	if (resource >= RLIM_NLIMITS)
 		return -EINVAL;
-	if (pid && !proc_find(pid))
+	if (!p)
 		return -ESRCH;
+	p = p->group_leader;
+	if (resource == RLIMIT_SIGPENDING)
+		lim = (struct rlimit64){ p->sigpending_cur, p->sigpending_max };
 	if (unew) {
 		if (copy_from_user(&want, unew, sizeof(want)))
 			return -EFAULT;
 		if (want.cur > want.max)
 			return -EINVAL;
-		if (want.cur != lim.cur || want.max != lim.max)
+		if (resource != RLIMIT_SIGPENDING && (want.cur != lim.cur || want.max != lim.max))
 			return -EPERM;
+		if (resource == RLIMIT_SIGPENDING) {
+			p->sigpending_cur = want.cur;
+			p->sigpending_max = want.max;
+		}
 	}
 	return uold && copy_to_user(uold, &lim, sizeof(lim)) ? -EFAULT : 0;
 }

@@ -83,7 +83,10 @@ static void take_leadership(struct process *p, struct process *leader)
 	cputime_add(&p->dead_threads, leader->time);
 	p->children = leader->children;
 	p->sig.shared_queued = leader->sig.shared_queued;
+	p->sig.shared_nr_queued = leader->sig.shared_nr_queued;
 	leader->sig.shared_queued = NULL;
+	p->sigpending_cur = leader->sigpending_cur;	/* the process's limit */
+	p->sigpending_max = leader->sigpending_max;
 	memcpy(p->itimer, leader->itimer, sizeof(p->itimer));	/* exec keeps them */
 	p->next_timer_id = leader->next_timer_id;
 	if (init_process == leader)
@@ -190,15 +193,26 @@ struct process *signal_awake_thread(struct process *p, int sig, struct process *
  * the first thread to unblock it takes it (rt_sigpending shows it in
  * every thread meanwhile).
  */
-bool send_signal(struct process *p, int sig, const siginfo_t *info)
+long send_sigqueue(struct process *p, bool thread, int sig, const siginfo_t *info,
+		   struct sigqueue *q)
 {
 	struct process *t;
+	long queued;
 
-	if (!thread_group_alive(p->group_leader) || !queue_signal_shared(p, sig, info))
-		return false;
+	if (thread)
+		return queue_signal_thread(p, sig, info, q);
+	if (!thread_group_alive(p->group_leader))
+		return 0;
+	if ((queued = queue_signal_shared(p, sig, info, q)) <= 0)
+		return queued;
 	if ((t = signal_taker(p, sig)))
 		signal_wake(t);
-	return true;
+	return 1;
+}
+
+long send_signal(struct process *p, int sig, const siginfo_t *info)
+{
+	return send_sigqueue(p, false, sig, info, NULL);
 }
 
 /*
@@ -233,7 +247,7 @@ static long send_to_thread(int tgid, int tid, int sig, siginfo_t *info)
 		return -ESRCH;
 	info->si_signo = sig;
 	if (sig && live(p) && !init_protected(p, sig))
-		send_signal_thread(p, sig, info);
+		return MIN(send_signal_thread(p, sig, info), 0);
 	return 0;
 }
 

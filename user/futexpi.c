@@ -356,6 +356,75 @@ static int test_lock_pi_restarts_after_a_handler(void)
 	return child_exit(pid, "the child (1: LOCK_PI failed, 2: no handler ran, 3: UNLOCK_PI)") && ok;
 }
 
+/*
+ * A ring of n processes, each holding its own PI lock and LOCK_PI-ing the
+ * next one's, each starting once the one before sleeps: the last, which
+ * closes the cycle, is -EDEADLK at once, as Linux's chain walk answers,
+ * while the others sleep on. It then gives its lock up, and each in turn
+ * gets the next lock and gives both up.
+ */
+#define RING_MAX	4
+
+struct ring {
+	volatile unsigned int lock[RING_MAX];
+	volatile long pid[RING_MAX];
+	volatile long closing;		/* what the last one's LOCK_PI answered */
+};
+
+static void ring_member(struct shared *s, struct ring *r, int i, int n)
+{
+	struct timespec until = in_ms(CLOCK_REALTIME, 10000);
+	long got;
+
+	if (futex(&r->lock[i], FUTEX_TRYLOCK_PI, 0, NULL, NULL, 0))
+		exit(1);
+	s->step = i + 1;
+	wait_step(s, n);
+	if (i) {
+		while (!(r->lock[i] & FUTEX_WAITERS))
+			sched_yield();
+		state_of(r->pid[i - 1], 'S');
+	}
+	got = futex(&r->lock[(i + 1) % n], FUTEX_LOCK_PI, 0, &until, NULL, 0);
+	if (i == n - 1) {
+		r->closing = got;
+		exit(got == -EDEADLK && !futex(&r->lock[i], FUTEX_UNLOCK_PI, 0, NULL, NULL, 0) ? 0 : 2);
+	}
+	exit(got || futex(&r->lock[i + 1], FUTEX_UNLOCK_PI, 0, NULL, NULL, 0) ||
+	     futex(&r->lock[i], FUTEX_UNLOCK_PI, 0, NULL, NULL, 0) ? 3 : 0);
+}
+
+static int deadlock_ring(int n)
+{
+	struct shared *s = shared_page();
+	struct ring *r = (struct ring *)(s + 1);
+	int i, status, ok = 1;
+
+	if (!s)
+		return ktap_fail("mmap failed");
+	r->closing = 1;
+	for (i = 0; i < n; i++) {
+		if ((r->pid[i] = fork()) == 0)
+			ring_member(s, r, i, n);
+		wait_step(s, i + 1);
+	}
+	for (i = 0; i < n; i++)
+		ok = wait4(-1, &status, 0, NULL) > 0 &&
+		     expect_exit(status, 0, "a ring member (1: TRYLOCK_PI, 2: the last one's LOCK_PI "
+				 "or UNLOCK_PI, 3: another's LOCK_PI or UNLOCK_PI)") && ok;
+	return expect(r->closing, -EDEADLK, "the LOCK_PI that closes the cycle") && ok;
+}
+
+static int test_lock_pi_deadlock_of_two(void)
+{
+	return deadlock_ring(2);
+}
+
+static int test_lock_pi_deadlock_of_four(void)
+{
+	return deadlock_ring(RING_MAX);
+}
+
 static const struct test tests[] = {
 	{ "lock_unlock_trylock_errors", test_lock_unlock_trylock_errors },
 	{ "lock_pi_waits_for_the_owner", test_lock_pi_waits_for_the_owner },
@@ -366,6 +435,8 @@ static const struct test tests[] = {
 	{ "lock_pi_restarts_after_a_handler", test_lock_pi_restarts_after_a_handler },
 	{ "owner_exit_hands_the_lock_on", test_owner_exit_hands_the_lock_on },
 	{ "lock_pi_of_an_exited_owner", test_lock_pi_of_an_exited_owner },
+	{ "lock_pi_deadlock_of_two", test_lock_pi_deadlock_of_two },
+	{ "lock_pi_deadlock_of_four", test_lock_pi_deadlock_of_four },
 };
 
 int main(int argc, char **argv, char **envp)

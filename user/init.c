@@ -40,6 +40,8 @@ static const char *const programs[] = {
 	"/bin/muslselect",
 	"/bin/muslcpuclock",
 	"/bin/muslfutexv",
+	"/bin/muslrobust",
+	"/bin/muslsigqueue",
 	"/bin/sysabi",
 	"/bin/sysclone",
 	"/bin/sysbusy",
@@ -65,6 +67,8 @@ static const char *const optional[] = {
 	"/bin/muslselect",
 	"/bin/muslcpuclock",
 	"/bin/muslfutexv",
+	"/bin/muslrobust",
+	"/bin/muslsigqueue",
 	"/bin/glibctest",
 };
 #define NOT_BUILT	(-ENOENT)

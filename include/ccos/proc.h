@@ -13,6 +13,7 @@
 #define KSTACK_SIZE	(16 * 1024)
 #define STACK_SIZE	(256 * 1024ul)	/* a program's stack, RLIMIT_STACK */
 #define BRK_MAX		(64ul << 20)	/* the heap's limit, RLIMIT_DATA */
+#define SIGPENDING_DEFAULT	1024	/* RLIMIT_SIGPENDING's, soft and hard, for init */
 
 /* PROC_DEAD: a thread that exited and is not waited for; the scheduler frees it once off its stack. */
 enum proc_state { PROC_UNUSED, PROC_RUNNABLE, PROC_RUNNING, PROC_SLEEPING, PROC_ZOMBIE, PROC_DEAD };
@@ -59,6 +60,8 @@ struct process {
 		uint64_t incr;		/* the interval: 0 = once */
 	} itimer[NR_ITIMERS];
 	int next_timer_id;		/* of a leader: the id its next POSIX timer tries first */
+	/* Of a leader: RLIMIT_SIGPENDING, its real-time signals waiting at most (signal/sigqueue.c). */
+	uint64_t sigpending_cur, sigpending_max;
 	struct process *vfork_parent;	/* woken when this child execs or exits */
 
 	struct signal_state sig;

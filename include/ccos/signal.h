@@ -100,16 +100,23 @@ struct sighand {
  * sighand's. The process's own pending signals, which any of its threads
  * may take, are its leader's shared_pending (kernel/signal/sigqueue.c).
  */
-struct sigqueue;
+/* A real-time signal sent again while one of its number waited (kernel/signal/sigqueue.c). */
+struct sigqueue {
+	struct sigqueue *next;
+	siginfo_t info;
+	bool own;			/* a POSIX timer's, which keeps it: not kmalloc'd */
+};
 
 struct signal_state {
 	uint64_t pending, blocked;		/* bit (sig - 1) */
 	struct k_sigaction *action;		/* the action[] of a struct sighand */
 	siginfo_t info[NSIG];			/* what the pending ones carry */
 	struct sigqueue *queued;		/* real-time ones sent again, oldest first */
+	int nr_queued;				/* the real-time ones waiting, first ones too */
 	uint64_t shared_pending;		/* of a leader: the process's */
 	siginfo_t shared_info[NSIG];
 	struct sigqueue *shared_queued;
+	int shared_nr_queued;
 	uint64_t waiting_for;			/* rt_sigtimedwait's set, while it sleeps */
 	stack_t altstack;
 	uint64_t fault_trapno, fault_err, fault_cr2;	/* for the next frame's sigcontext */
@@ -126,8 +133,12 @@ struct trap_frame;
 /*
  * Queue sig for p's process (info NULL: sent by the kernel with SI_KERNEL):
  * the first of its threads that does not block it takes it (kernel/thread.c).
+ * 1 when queued, 0 when dropped (ignored, or nobody left to take it), or
+ * -EAGAIN: a real-time signal past the process's RLIMIT_SIGPENDING.
  */
-bool send_signal(struct process *p, int sig, const siginfo_t *info);	/* whether queued */
+long send_signal(struct process *p, int sig, const siginfo_t *info);
+/* The same for a POSIX timer, to p's process or (thread) to p alone, with the entry it owns. */
+long send_sigqueue(struct process *p, bool thread, int sig, const siginfo_t *info, struct sigqueue *q);
 /* Whom a timer of p's process sends to: ran (a thread that just ran), or one that runs, not one asleep. */
 struct process *signal_awake_thread(struct process *p, int sig, struct process *ran);
 /*
@@ -135,13 +146,14 @@ struct process *signal_awake_thread(struct process *p, int sig, struct process *
  * init (kernel/pgrp.c): the one check kill, tkill and tgkill all make.
  */
 bool init_protected(const struct process *p, int sig);
-/* Queue sig for the thread p alone (tkill, a fault, SIGPIPE): whether queued. */
-bool send_signal_thread(struct process *p, int sig, const siginfo_t *info);
+/* Queue sig for the thread p alone (tkill, a fault, SIGPIPE): send_signal's answers. */
+long send_signal_thread(struct process *p, int sig, const siginfo_t *info);
+long queue_signal_thread(struct process *p, int sig, const siginfo_t *info, struct sigqueue *own);
 /* A timer's pending signal goes (timer_settime, timer_delete): kernel/signal/sigqueue.c. */
 void flush_timer_signal(struct process *p, bool thread, int sig, int timer_id);
 void sigqueue_free(struct signal_state *s);	/* a thread's slot is freed */
 /* kernel/signal/sigqueue.c: the process's set, a thread woken for it, the next to deliver. */
-bool queue_signal_shared(struct process *p, int sig, const siginfo_t *info);
+long queue_signal_shared(struct process *p, int sig, const siginfo_t *info, struct sigqueue *own);
 void signal_wake(struct process *t);
 int dequeue_signal(struct process *p, siginfo_t *info);
 uint64_t signals_deliverable(struct process *p);

@@ -55,6 +55,41 @@ static void set_owner(const struct futex_key *key, uint32_t tid)
 			w->owner = tid;
 }
 
+/* The PI lock thread tid sleeps for: its waiter, or NULL if it sleeps for none. */
+static struct futex_waiter *pi_waiter_of(uint32_t tid)
+{
+	struct futex_waiter *w;
+
+	for (w = futex_queue; w; w = w->next)
+		if (w->pi && w->tid == tid)
+			return w;
+	return NULL;
+}
+
+/*
+ * Whether tid, sleeping for a lock that owner holds, would close a cycle:
+ * owner sleeps for a lock whose owner sleeps for one ... that tid holds,
+ * so that none of them would ever wake (Linux's chain walk answers
+ * -EDEADLK). A chain longer than PI_CHAIN_MAX counts as one, as Linux's
+ * max_lock_depth, so the walk is bounded whatever the waiters.
+ */
+#define PI_CHAIN_MAX	1024
+
+static bool closes_cycle(uint32_t tid, uint32_t owner)
+{
+	struct futex_waiter *w;
+	int links;
+
+	for (links = 0; links < PI_CHAIN_MAX; links++) {
+		if (owner == tid)
+			return true;
+		if (!(w = pi_waiter_of(owner)))
+			return false;
+		owner = w->owner;
+	}
+	return true;
+}
+
 /*
  * One try at the lock word for thread tid, as Linux's futex_lock_pi_atomic:
  * 1 when tid took it (FUTEX_OWNER_DIED kept, FUTEX_WAITERS set if
@@ -120,7 +155,7 @@ static long pi_sleep(struct futex_waiter *w, const struct deadline *deadline)
 /*
  * Take the lock at uaddr (w's key) for w, sleeping while another thread
  * holds it unless trylock: 1 once w owns it, 0 when trylock would sleep,
- * or the error.
+ * or the error (-EDEADLK when its sleep would close a cycle of waiters).
  */
 static long take_lock(struct futex_waiter *w, uint32_t __user *uaddr, const struct deadline *deadline,
 		      bool trylock)
@@ -132,6 +167,10 @@ static long take_lock(struct futex_waiter *w, uint32_t __user *uaddr, const stru
 				&w->owner);
 		if (err || trylock)
 			break;
+		if (closes_cycle(w->tid, w->owner)) {
+			err = -EDEADLK;
+			break;
+		}
 		if ((err = pi_sleep(w, deadline)))
 			break;
 	}

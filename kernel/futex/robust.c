@@ -126,10 +126,10 @@ static bool fetch_entry(const uint64_t __user *from, uint64_t *entry, bool *pi)
  * exit_pi_locks, which the caller calls next), then the pending one.
  * The list is user memory and is trusted for nothing: an entry that
  * cannot be read ends the walk, and so does the 2048th, so that a list
- * that loops cannot hold the kernel. Only when someone else still uses
- * the memory (another thread, a vfork parent), as for
- * CLONE_CHILD_CLEARTID, and only for the current thread, whose address
- * space is the one loaded.
+ * that loops cannot hold the kernel. Every thread's list, the last
+ * thread of its memory's too: a process-shared mutex in MAP_SHARED memory
+ * has its waiters in other processes. Only for the current thread, whose
+ * address space is the one loaded.
  */
 void exit_robust_list(struct process *p)
 {
@@ -140,7 +140,7 @@ void exit_robust_list(struct process *p)
 	int limit = ROBUST_LIST_LIMIT;
 
 	p->robust_list = 0;
-	if (!head || p != current() || !p->mm || p->mm->refs <= 1)
+	if (!head || p != current() || !p->mm)
 		return;
 	if (!fetch_entry(&head->next, &entry, &pi) || get_user(offset, &head->futex_offset) ||
 	    !fetch_entry(&head->list_op_pending, &pending, &pending_pi))

@@ -88,53 +88,90 @@ static bool dropped_at_send(struct process *p, int sig)
  * SIGRTMIN is pending or not: sent again, it is one signal still (the
  * first one's siginfo stays). A real-time signal is queued each time it
  * is sent, as POSIX wants: the first in the slot, the others in a list,
- * oldest first, each taken in turn (at most SIGQUEUE_MAX waiting in the
- * whole system: past them, a real-time signal is as a standard one).
+ * oldest first, each taken in turn. count is how many real-time signals
+ * wait in the set, slot and list; leader's process may have at most its
+ * RLIMIT_SIGPENDING of them in all its sets (rt_pending).
  */
-struct sigqueue {
-	struct sigqueue *next;
-	siginfo_t info;
-};
-
 struct set {
 	uint64_t *bits;
 	siginfo_t *info;
 	struct sigqueue **queued;
+	int *count;
+	struct process *leader;
 };
-
-#define SIGQUEUE_MAX	1024
-static int sigqueue_count;
 
 static struct set thread_set(struct process *p)
 {
-	return (struct set){ &p->sig.pending, p->sig.info, &p->sig.queued };
+	return (struct set){ &p->sig.pending, p->sig.info, &p->sig.queued, &p->sig.nr_queued,
+			     p->group_leader };
 }
 
 static struct set process_set(struct process *p)
 {
 	struct signal_state *s = shared(p);
 
-	return (struct set){ &s->shared_pending, s->shared_info, &s->shared_queued };
+	return (struct set){ &s->shared_pending, s->shared_info, &s->shared_queued,
+			     &s->shared_nr_queued, p->group_leader };
 }
 
-static void queue(struct set s, int sig, const siginfo_t *info)
+/* The real-time signals that wait for the process of leader: its own set's and each thread's. */
+static uint64_t rt_pending(struct process *leader)
+{
+	uint64_t n = leader->sig.shared_nr_queued;
+	struct process *t;
+
+	for_each_thread(t, leader)
+		n += t->sig.nr_queued;
+	return n;
+}
+
+/* A timer's entry is its own, for good: only the others were kmalloc'd. */
+static void sigqueue_release(struct sigqueue *q)
+{
+	if (!q->own)
+		kfree(q);
+}
+
+/*
+ * Queue sig in s: 0, or -EAGAIN, as Linux's __send_signal_locked, when a
+ * real-time signal with a siginfo of the sender's (sigqueue, tkill,
+ * rt_tgsigqueueinfo) finds the process at its RLIMIT_SIGPENDING, or no
+ * memory for the entry: the sender is told, nothing is dropped unseen.
+ * kill's and the kernel's then count as a standard signal (one of its
+ * number pending is enough), as Linux's. A timer brings its own entry
+ * (own), which nothing refuses.
+ */
+static long queue(struct set s, int sig, const siginfo_t *info, struct sigqueue *own)
 {
 	siginfo_t si = info ? *info : (siginfo_t){ .si_code = SI_KERNEL };
-	struct sigqueue *q, **end;
+	bool rt = sig >= SIGRTMIN;
+	bool may_refuse = rt && !own && si.si_code != SI_USER && si.si_code != SI_KERNEL;
+	struct sigqueue *q = own, **end;
 
 	si.si_signo = sig;
+	if (rt && !own && rt_pending(s.leader) >= s.leader->sigpending_cur) {
+		if (may_refuse)
+			return -EAGAIN;
+		rt = false;
+	}
 	if (!(*s.bits & SIGBIT(sig))) {
 		s.info[sig - 1] = si;
 		*s.bits |= SIGBIT(sig);
-		return;
+		*s.count += sig >= SIGRTMIN;
+		return 0;
 	}
-	if (sig < SIGRTMIN || sigqueue_count >= SIGQUEUE_MAX || !(q = kmalloc(sizeof(*q))))
-		return;
-	sigqueue_count++;
-	*q = (struct sigqueue){ NULL, si };
+	if (!rt)
+		return 0;
+	if (!q && !(q = kmalloc(sizeof(*q))))
+		return may_refuse ? -EAGAIN : 0;
+	q->next = NULL;
+	q->info = si;
+	q->own = q == own;
 	for (end = s.queued; *end; end = &(*end)->next)
 		;
 	*end = q;
+	(*s.count)++;
+	return 0;
 }
 
 /* The one of sig in the slot goes: the next of its number queued takes its place, if any. */
@@ -142,6 +179,7 @@ static void unqueue_first(struct set s, int sig)
 {
 	struct sigqueue **q, *found;
 
+	*s.count -= sig >= SIGRTMIN;
 	for (q = s.queued; *q && (*q)->info.si_signo != sig; q = &(*q)->next)
 		;
 	if (!(found = *q)) {
@@ -150,8 +188,7 @@ static void unqueue_first(struct set s, int sig)
 	}
 	s.info[sig - 1] = found->info;
 	*q = found->next;
-	kfree(found);
-	sigqueue_count--;
+	sigqueue_release(found);
 }
 
 /* Every one of sig waiting in s goes. */
@@ -169,10 +206,10 @@ void sigqueue_free(struct signal_state *st)
 	for (i = 0; i < ARRAY_SIZE(lists); i++) {
 		while ((q = *lists[i])) {
 			*lists[i] = q->next;
-			kfree(q);
-			sigqueue_count--;
+			sigqueue_release(q);
 		}
 	}
+	st->nr_queued = st->shared_nr_queued = 0;
 }
 
 /* Sleeps are interruptible: a sleeper that can take it wakes and returns -EINTR. */
@@ -184,14 +221,26 @@ void signal_wake(struct process *t)
 		sched_kick(t);
 }
 
-bool send_signal_thread(struct process *p, int sig, const siginfo_t *info)
+/*
+ * Queue sig for the thread p alone (own: a timer's entry, or NULL): 1 when
+ * queued, 0 when p is gone or would drop it, or queue's -EAGAIN.
+ */
+long queue_signal_thread(struct process *p, int sig, const siginfo_t *info, struct sigqueue *own)
 {
+	long err;
+
 	assert_kernel_locked();
 	if (p->state == PROC_ZOMBIE || p->state == PROC_DEAD || dropped_at_send(p, sig))
-		return false;
-	queue(thread_set(p), sig, info);
+		return 0;
+	if ((err = queue(thread_set(p), sig, info, own)))
+		return err;
 	signal_wake(p);
-	return true;
+	return 1;
+}
+
+long send_signal_thread(struct process *p, int sig, const siginfo_t *info)
+{
+	return queue_signal_thread(p, sig, info, NULL);
 }
 
 /*
@@ -220,18 +269,19 @@ void flush_timer_signal(struct process *p, bool thread, int sig, int timer_id)
 		;
 	if ((found = *q)) {
 		*q = found->next;
-		kfree(found);
-		sigqueue_count--;
+		sigqueue_release(found);
+		(*s.count)--;
 	}
 }
 
-/* Into p's process's set, unless p would drop it: whether it was queued. */
-bool queue_signal_shared(struct process *p, int sig, const siginfo_t *info)
+/* Into p's process's set, unless p would drop it: 1 when queued, 0 if dropped, or -EAGAIN. */
+long queue_signal_shared(struct process *p, int sig, const siginfo_t *info, struct sigqueue *own)
 {
+	long err;
+
 	if (dropped_at_send(p, sig))
-		return false;
-	queue(process_set(p), sig, info);
-	return true;
+		return 0;
+	return (err = queue(process_set(p), sig, info, own)) ? err : 1;
 }
 
 /* Take the lowest signal of allowed from one set: its number (info filled in), or 0. */

@@ -25,7 +25,8 @@
  * a thread of it that runs to take; SIGEV_THREAD_ID: to one of its
  * threads; SIGEV_NONE: none), with
  * si_code SI_TIMER, its id and the sigev_value; the signal is queued
- * once, as Linux's timer has one preallocated for it: while it waits
+ * once, in an entry the timer owns (sigq), as Linux's timer has one
+ * preallocated for it, so no limit or want of memory refuses it: while it waits
  * (blocked, say), each further expiry only counts an overrun, and the
  * signal carries the count when it is taken (posix_timer_dequeued), which
  * timer_getoverrun then reports. Setting the timer again or deleting it
@@ -59,6 +60,7 @@ struct k_itimer {
 	int64_t overrun;	/* expiries since the signal was queued */
 	int overrun_last;	/* what the last signal carried */
 	bool queued;		/* its signal waits in a pending set */
+	struct sigqueue sigq;	/* where it waits when one of its number is pending already */
 };
 
 static struct k_itimer timers[NTIMERS];
@@ -137,9 +139,9 @@ static void fire(struct k_itimer *t, uint64_t now, struct process *ran)
 	t->overrun = missed;
 	if (!(p = timer_target(t)))
 		return;
-	t->queued = t->notify == SIGEV_THREAD_ID ?
-		send_signal_thread(p, t->signo, &info) :
-		send_signal(signal_awake_thread(p, t->signo, ran), t->signo, &info);
+	if (t->notify != SIGEV_THREAD_ID)
+		p = signal_awake_thread(p, t->signo, ran);
+	t->queued = send_sigqueue(p, t->notify == SIGEV_THREAD_ID, t->signo, &info, &t->sigq) > 0;
 }
 
 /*
