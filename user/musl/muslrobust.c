@@ -56,10 +56,10 @@ static int recovered(pthread_mutex_t *m, const char *how)
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 10;
 	if ((r = pthread_mutex_timedlock(m, &until)) != EOWNERDEAD)
-		return fail("%s: pthread_mutex_timedlock gave %s, not EOWNERDEAD", how, strerror(r));
+		return ktap_fail("%s: pthread_mutex_timedlock gave %s, not EOWNERDEAD", how, strerror(r));
 	if ((r = pthread_mutex_consistent(m)) || (r = pthread_mutex_unlock(m)) ||
 	    (r = pthread_mutex_lock(m)) || (r = pthread_mutex_unlock(m)))
-		return fail("%s: consistent, unlock, lock, unlock: %s", how, strerror(r));
+		return ktap_fail("%s: consistent, unlock, lock, unlock: %s", how, strerror(r));
 	return 1;
 }
 
@@ -68,9 +68,9 @@ static int reaped(pid_t pid)
 	int status;
 
 	if (waitpid(pid, &status, 0) != pid)
-		return fail("waitpid: %s", strerror(errno));
+		return ktap_fail("waitpid: %s", strerror(errno));
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 1 :
-	       fail("the owner's wait status %#x, not exit 0", status);
+	       ktap_fail("the owner's wait status %#x, not exit 0", status);
 }
 
 /* The state letter of pid in /proc/PID/stat, or 0. */
@@ -102,7 +102,7 @@ static int test_exit_with_a_waiter(void)
 	int ok, i;
 
 	if (!m)
-		return fail("mmap or pthread_mutex_init failed");
+		return ktap_fail("mmap or pthread_mutex_init failed");
 	if ((pid = fork()) == 0) {
 		if (pthread_mutex_lock(m))
 			_exit(1);
@@ -127,7 +127,7 @@ static int test_exit_then_lock(void)
 	pid_t pid;
 
 	if (!m)
-		return fail("mmap or pthread_mutex_init failed");
+		return ktap_fail("mmap or pthread_mutex_init failed");
 	if ((pid = fork()) == 0)
 		_exit(pthread_mutex_lock(m) ? 1 : 0);
 	return reaped(pid) && recovered(m, "after its owner exited");
@@ -147,7 +147,7 @@ static int test_exec_then_lock(void)
 	pid_t pid;
 
 	if (!m || pipe2(done, O_CLOEXEC) || pipe(hold))
-		return fail("mmap, pthread_mutex_init or pipe failed");
+		return ktap_fail("mmap, pthread_mutex_init or pipe failed");
 	if ((pid = fork()) == 0) {
 		char *argv[] = { g_argv[0], "hold", fd, NULL };
 
@@ -162,7 +162,7 @@ static int test_exec_then_lock(void)
 	close(done[1]);
 	close(hold[0]);
 	if (read(done[0], &c, 1) != 0)
-		return fail("the close-on-exec pipe did not end at the exec");
+		return ktap_fail("the close-on-exec pipe did not end at the exec");
 	ok = recovered(m, "after its owner's exec");
 	close(hold[1]);
 	return reaped(pid) && ok;
@@ -203,7 +203,7 @@ static int test_last_thread_exits(void)
 	pid_t pid;
 
 	if (!m)
-		return fail("mmap or pthread_mutex_init failed");
+		return ktap_fail("mmap or pthread_mutex_init failed");
 	if ((pid = fork()) == 0) {
 		last_mutex = m;
 		if (pthread_create(&t, NULL, last_thread, NULL))
@@ -221,7 +221,7 @@ static int test_pi_exit_then_lock(void) { pi = 1; return test_exit_then_lock(); 
 static int test_pi_exec_then_lock(void) { pi = 1; return test_exec_then_lock(); }
 static int test_pi_last_thread_exits(void) { pi = 1; return test_last_thread_exits(); }
 
-static const struct ktap_test tests[] = {
+static const struct test tests[] = {
 	{ "exit_with_a_waiter", test_exit_with_a_waiter },
 	{ "exit_then_lock", test_exit_then_lock },
 	{ "exec_then_lock", test_exec_then_lock },
@@ -237,5 +237,5 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "hold"))
 		return hold(argv[2]);
 	g_argv = argv;
-	return KTAP_MAIN(tests);
+	return run_tests(tests, ARRAY_SIZE(tests));
 }

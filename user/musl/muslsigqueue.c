@@ -61,10 +61,10 @@ static int take(int n)
 	sigaddset(&set, sig_rt());
 	for (i = 0; i < n; i++) {
 		if (sigtimedwait(&set, &si, &zero) != sig_rt())
-			return fail("signal %d of %d accepted was not delivered: %s", i, n, strerror(errno));
+			return ktap_fail("signal %d of %d accepted was not delivered: %s", i, n, strerror(errno));
 		if (si.si_code != SI_QUEUE || si.si_value.sival_int != i)
-			return fail("signal %d of %d: si_code %d, value %d", i, n, si.si_code,
-				    si.si_value.sival_int);
+			return ktap_fail("signal %d of %d: si_code %d, value %d", i, n, si.si_code,
+				         si.si_value.sival_int);
 	}
 	return 1;
 }
@@ -81,7 +81,7 @@ static int drain(int n)
 	if (!take(n))
 		return 0;
 	if (sigtimedwait(&set, &si, &zero) >= 0)
-		return fail("a signal more than the %d accepted (si_code %d)", n, si.si_code);
+		return ktap_fail("a signal more than the %d accepted (si_code %d)", n, si.si_code);
 	return 1;
 }
 
@@ -90,19 +90,19 @@ static int test_rlimit_reads_and_sets(void)
 	struct rlimit old, lim, bad;
 
 	if (getrlimit(RLIMIT_SIGPENDING, &old))
-		return fail("getrlimit: %s", strerror(errno));
+		return ktap_fail("getrlimit: %s", strerror(errno));
 	if (old.rlim_cur < 32 || old.rlim_cur > old.rlim_max)
-		return fail("RLIMIT_SIGPENDING is %lu of %lu", (unsigned long)old.rlim_cur,
-			    (unsigned long)old.rlim_max);
+		return ktap_fail("RLIMIT_SIGPENDING is %lu of %lu", (unsigned long)old.rlim_cur,
+			         (unsigned long)old.rlim_max);
 	lim = (struct rlimit){ 8, old.rlim_max };
 	bad = (struct rlimit){ old.rlim_max, 8 };
 	if (setrlimit(RLIMIT_SIGPENDING, &lim) || getrlimit(RLIMIT_SIGPENDING, &lim))
-		return fail("setrlimit to 8: %s", strerror(errno));
+		return ktap_fail("setrlimit to 8: %s", strerror(errno));
 	if (lim.rlim_cur != 8 || lim.rlim_max != old.rlim_max)
-		return fail("read back %lu of %lu, not 8 of %lu", (unsigned long)lim.rlim_cur,
-			    (unsigned long)lim.rlim_max, (unsigned long)old.rlim_max);
+		return ktap_fail("read back %lu of %lu, not 8 of %lu", (unsigned long)lim.rlim_cur,
+			         (unsigned long)lim.rlim_max, (unsigned long)old.rlim_max);
 	if (setrlimit(RLIMIT_SIGPENDING, &bad) != -1 || errno != EINVAL)
-		return fail("setrlimit with cur over max: not EINVAL");
+		return ktap_fail("setrlimit with cur over max: not EINVAL");
 	return 1;
 }
 
@@ -120,15 +120,15 @@ static int test_eagain_at_the_limit(void)
 	getrlimit(RLIMIT_SIGPENDING, &lim);
 	lim.rlim_cur = 8;
 	if (setrlimit(RLIMIT_SIGPENDING, &lim))
-		return fail("setrlimit to 8: %s", strerror(errno));
+		return ktap_fail("setrlimit to 8: %s", strerror(errno));
 	block_rt();
 	n = fill(16);
 	if (n < 1 || n > 8 || errno != EAGAIN)
-		return fail("sigqueue took %d of 16 with the limit at 8, then %s", n, strerror(errno));
+		return ktap_fail("sigqueue took %d of 16 with the limit at 8, then %s", n, strerror(errno));
 	if (syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), sig_rt(), &si) != -1 || errno != EAGAIN)
-		return fail("rt_tgsigqueueinfo past the limit: not EAGAIN");
+		return ktap_fail("rt_tgsigqueueinfo past the limit: not EAGAIN");
 	if (kill(getpid(), sig_rt()))
-		return fail("kill past the limit: %s", strerror(errno));
+		return ktap_fail("kill past the limit: %s", strerror(errno));
 	return drain(n);
 }
 
@@ -144,15 +144,15 @@ static int test_a_full_queue_leaves_others_theirs(void)
 	block_rt();
 	n = fill(FILL_MAX);
 	if (n < FILL_MAX && errno != EAGAIN)
-		return fail("sigqueue refused with %s", strerror(errno));
+		return ktap_fail("sigqueue refused with %s", strerror(errno));
 	if ((pid = fork()) == 0) {
 		if (fill(4) != 4)
 			_exit(1);
 		_exit(drain(4) ? 0 : 2);
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
-		return fail("the other process (1: sigqueue refused, 2: a signal lost): status %#x",
-			    status);
+		return ktap_fail("the other process (1: sigqueue refused, 2: a signal lost): status %#x",
+			         status);
 	return drain(n);
 }
 
@@ -172,22 +172,22 @@ static int test_timer_signal_with_the_queue_full(void)
 
 	block_rt();
 	if (timer_create(CLOCK_MONOTONIC, &ev, &t))
-		return fail("timer_create: %s", strerror(errno));
+		return ktap_fail("timer_create: %s", strerror(errno));
 	n = fill(FILL_MAX);
 	if (n < FILL_MAX && errno != EAGAIN)
-		return fail("sigqueue refused with %s", strerror(errno));
+		return ktap_fail("sigqueue refused with %s", strerror(errno));
 	if (timer_settime(t, 0, &its, NULL))
-		return fail("timer_settime: %s", strerror(errno));
+		return ktap_fail("timer_settime: %s", strerror(errno));
 	if (!take(n))
 		return 0;
 	sigemptyset(&set);
 	sigaddset(&set, sig_rt());
 	if (sigtimedwait(&set, &si, &bound) != sig_rt())
-		return fail("no timer signal within 10 s: %s", strerror(errno));
-	return si.si_code == SI_TIMER ? 1 : fail("the signal after the %d queued: si_code %d", n, si.si_code);
+		return ktap_fail("no timer signal within 10 s: %s", strerror(errno));
+	return si.si_code == SI_TIMER ? 1 : ktap_fail("the signal after the %d queued: si_code %d", n, si.si_code);
 }
 
-static const struct ktap_test tests[] = {
+static const struct test tests[] = {
 	{ "rlimit_sigpending_reads_and_sets", test_rlimit_reads_and_sets },
 	{ "eagain_at_the_limit_nothing_lost", test_eagain_at_the_limit },
 	{ "a_full_queue_leaves_others_theirs", test_a_full_queue_leaves_others_theirs },
@@ -196,5 +196,5 @@ static const struct ktap_test tests[] = {
 
 int main(void)
 {
-	return KTAP_MAIN(tests);
+	return run_tests(tests, ARRAY_SIZE(tests));
 }
