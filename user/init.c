@@ -48,6 +48,7 @@ static const char *const programs[] = {
 	"/bin/syswait",
 	"/bin/sysclock",
 	"/bin/sysfsinfo",
+	"/bin/timelimits",
 	"/bin/glibctest",
 };
 

@@ -162,7 +162,7 @@ int cpu_clock_getres(clockid_t clock, struct timespec *res)
 long cpu_clock_nanosleep(clockid_t clock, int flags, const struct timespec *req,
 			 struct timespec __user *rem)
 {
-	uint64_t now, deadline, ns = req->tv_sec * NSEC_PER_SEC + req->tv_nsec;
+	uint64_t now, deadline, ns = timespec_to_ns(req);
 	struct process *self = current();
 
 	clock = cpu_clock_encoded(clock);
@@ -171,7 +171,7 @@ long cpu_clock_nanosleep(clockid_t clock, int flags, const struct timespec *req,
 		return -EINVAL;
 	if (cpu_clock_resolve(clock, &clock) || cpu_clock_sample(clock, &now))
 		return -EINVAL;
-	deadline = flags & TIMER_ABSTIME ? ns : now + ns;
+	deadline = flags & TIMER_ABSTIME ? ns : ktime_add_safe(now, ns);
 	while (!cpu_clock_sample(clock, &now) && now < deadline) {
 		sleep_until(NULL, ktime_get_ns() + tick_nsec);
 		if (!signal_pending(self))

@@ -90,7 +90,7 @@ void sleep_until_deadline(const void *chan, const struct deadline *d)
 {
 	int64_t left = d->ns ? (int64_t)d->ns - clock_now_ns(d->clock) : 0;
 
-	sleep_until(chan, d->ns ? ktime_get_ns() + MAX(left, 1) : 0);
+	sleep_until(chan, d->ns ? ktime_add_safe(ktime_get_ns(), MAX(left, 1)) : 0);
 }
 
 /*
@@ -147,7 +147,6 @@ long sys_clock_settime(int clock, const struct timespec __user *uts)
 }
 
 #define TIMER_ABSTIME	1
-#define FOREVER_SEC	((1l << 62) / NSEC_PER_SEC)	/* as Linux saturates, a time from here on is never */
 
 /*
  * Sleep until CLOCK_MONOTONIC reaches deadline (ns); the scheduler wakes
@@ -181,25 +180,21 @@ static long read_request(const struct timespec __user *ureq, struct timespec *re
 	return 0;
 }
 
-/* A time from now on CLOCK_MONOTONIC; never (~0) for one too long to count in nanoseconds. */
+/* A time from now on CLOCK_MONOTONIC, at most KTIME_MAX (never). */
 static uint64_t after_now(const struct timespec *ts)
 {
-	if (ts->tv_sec >= FOREVER_SEC)
-		return ~0ull;
-	return ktime_get_ns() + ts->tv_sec * NSEC_PER_SEC + ts->tv_nsec;
+	return ktime_add_safe(ktime_get_ns(), timespec_to_ns(ts));
 }
 
 /*
  * The CLOCK_MONOTONIC deadline of a relative timeout (ppoll,
- * rt_sigtimedwait), for sleeps where 0 means none: 0 without uts, and
- * for a timeout too long to count in nanoseconds (over a century, as
- * Linux saturates it); else now, the timeout and 1, never 0, so that a
- * zero timeout still returns at once.
+ * rt_sigtimedwait), for sleeps where 0 means none: 0 without uts; else
+ * now, the timeout and 1, never 0, so that a zero timeout still returns
+ * at once, and at most KTIME_MAX, as Linux saturates it.
  */
 long timeout_deadline(const struct timespec __user *uts, uint64_t *deadline)
 {
 	struct timespec ts;
-	uint64_t at;
 	long err;
 
 	*deadline = 0;
@@ -207,8 +202,7 @@ long timeout_deadline(const struct timespec __user *uts, uint64_t *deadline)
 		return 0;
 	if ((err = read_request(uts, &ts)))
 		return err;
-	if ((at = after_now(&ts)) != ~0ull)
-		*deadline = at + 1;
+	*deadline = ktime_add_safe(after_now(&ts), 1);
 	return 0;
 }
 
@@ -271,9 +265,7 @@ long sys_clock_nanosleep(int clock, int flags, const struct timespec __user *ure
 		return err;
 	if (is_cpu_clock(clock))
 		return cpu_clock_nanosleep(clock, flags, &req, rem);
-	if (req.tv_sec >= FOREVER_SEC)
-		return sleep_until_ns(~0ull, flags & TIMER_ABSTIME ? NULL : rem);
-	ns = req.tv_sec * NSEC_PER_SEC + req.tv_nsec;
+	ns = timespec_to_ns(&req);
 	if (flags & TIMER_ABSTIME && (clock == CLOCK_REALTIME || clock == CLOCK_TAI))
 		return sleep_until_wall(clock, ns);
 	if (flags & TIMER_ABSTIME) {	/* CLOCK_MONOTONIC's or CLOCK_BOOTTIME's time: the deadline */
@@ -283,5 +275,5 @@ long sys_clock_nanosleep(int clock, int flags, const struct timespec __user *ure
 		if (ns <= 0)
 			return 0;
 	}
-	return sleep_until_ns(ktime_get_ns() + ns, rem);
+	return sleep_until_ns(ktime_add_safe(ktime_get_ns(), ns), rem);
 }
