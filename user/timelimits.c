@@ -1,10 +1,11 @@
-/* timelimits: times at the end of the range, past 2^62 ns and KTIME_MAX, in sleeps and waits, as on Linux (KTAP). */
+/* timelimits: times at the end of the range, past 2^62 ns and KTIME_MAX, in sleeps, waits and timers, as on Linux (KTAP). */
 #include "testutil.h"
 
 /*
  * Linux turns every user time into nanoseconds saturating at KTIME_MAX
- * (2^63 - 1 ns, 9223372036.854775807 s): a relative timeout past it is
- * KTIME_MAX, which no clock reaches; a time short of it is a time like another, though the
+ * (2^63 - 1 ns, 9223372036.854775807 s): a relative timeout, a timer's
+ * value or interval past it is KTIME_MAX, which no clock reaches, and
+ * reads back so; a time short of it is a time like another, though the
  * wall clock be set past 2^62 ns (in 2116). The cases that set the clock
  * skip on a Linux host: they would move the host's clock.
  */
@@ -18,7 +19,14 @@
 #define FUTEX_WAIT_BITSET	9
 #define FUTEX_CLOCK_REALTIME	256
 #define ETIMEDOUT		110
+#define SIGEV_SIGNAL		0
 #define ITIMER_REAL		0
+#define ITIMER_PROF		2
+
+struct sigevent_raw {
+	unsigned long value;
+	int signo, notify, tid, pad[11];
+};
 
 struct itimerval {
 	struct timeval it_interval, it_value;
@@ -174,12 +182,90 @@ static int test_select_writes_back_a_long_timeout(void)
 	return 1;
 }
 
+/* ---- timers past KTIME_MAX ---- */
+
+static int sigalrm_pending(void)
+{
+	sigset_t set = 0;
+
+	syscall2(__NR_rt_sigpending, (long)&set, sizeof(set));
+	return set >> (SIGALRM - 1) & 1;
+}
+
+/*
+ * timer_settime: an interval of 18446744073.709551617 s (2^64 + 1 ns,
+ * which ccos's unchecked product made 1 ns) reads back as KTIME_MAX, and
+ * after the first expiry (1 ms) the next is KTIME_MAX away; a relative
+ * value of LONG_MAX s is KTIME_MAX less now away and has not fired.
+ */
+static int test_timer_values_saturate(void)
+{
+	struct sigevent_raw ev = { .signo = SIGALRM, .notify = SIGEV_SIGNAL };
+	struct timespec its[2] = { { 18446744073L, 709551617L }, { 0, MSEC } }, cur[2];
+	sigset_t alrm = 1ul << (SIGALRM - 1);
+	long deadline = now_ns() + 10 * SEC;
+	int id;
+
+	rt_sigprocmask(SIG_BLOCK, &alrm, NULL, sizeof(alrm));
+	if (!expect(syscall3(__NR_timer_create, CLOCK_MONOTONIC, (long)&ev, (long)&id), 0, "timer_create") ||
+	    !expect(syscall4(__NR_timer_settime, id, 0, (long)its, 0), 0, "timer_settime") ||
+	    !expect(syscall2(__NR_timer_gettime, id, (long)cur), 0, "timer_gettime"))
+		return 0;
+	if (cur[0].tv_sec != KTIME_SEC_MAX || cur[0].tv_nsec != KTIME_NSEC_REST)
+		return ktap_fail("the interval reads %ld.%09ld s, not KTIME_MAX", cur[0].tv_sec, cur[0].tv_nsec);
+	while (!sigalrm_pending() && now_ns() < deadline)
+		sleep_ns(MSEC);
+	syscall2(__NR_timer_gettime, id, (long)cur);
+	if (!sigalrm_pending() || cur[1].tv_sec < KTIME_SEC_MAX - 100L * 365 * 24 * 3600)
+		return ktap_fail("after the first expiry (SIGALRM %s) the next is %ld.%09ld s away",
+				 sigalrm_pending() ? "pending" : "never came", cur[1].tv_sec, cur[1].tv_nsec);
+	syscall2(__NR_timer_delete, id, 0);
+	its[0] = (struct timespec){ 0, 0 };
+	its[1] = (struct timespec){ LONG_MAX, 0 };
+	syscall3(__NR_timer_create, CLOCK_MONOTONIC, (long)&ev, (long)&id);
+	syscall4(__NR_timer_settime, id, 0, (long)its, 0);
+	syscall2(__NR_timer_gettime, id, (long)cur);
+	if (cur[1].tv_sec > KTIME_SEC_MAX || cur[1].tv_sec < KTIME_SEC_MAX - 100L * 365 * 24 * 3600)
+		return ktap_fail("a value of LONG_MAX s has %ld.%09ld s left", cur[1].tv_sec, cur[1].tv_nsec);
+	return 1;
+}
+
+/*
+ * setitimer, ITIMER_REAL and ITIMER_PROF: an interval of LONG_MAX s reads
+ * back as KTIME_MAX, in microseconds as Linux truncates it (9223372036.854775
+ * s); ITIMER_REAL's value of LONG_MAX s as KTIME_MAX less the monotonic
+ * time (ITIMER_PROF's is not looked at: Linux adds the CPU time to
+ * KTIME_MAX unchecked, and reads back a negative time); nothing fires
+ * (ccos's product of LONG_MAX s wrapped, and the timer fired at once).
+ */
+static int test_setitimer_saturates(void)
+{
+	struct itimerval v = { { LONG_MAX, 999999 }, { LONG_MAX, 0 } }, got;
+	int which, ok = 1;
+
+	for (which = ITIMER_REAL; which <= ITIMER_PROF && ok; which += ITIMER_PROF) {
+		if (!expect(syscall3(__NR_setitimer, which, (long)&v, 0), 0, "setitimer") ||
+		    !expect(syscall2(__NR_getitimer, which, (long)&got), 0, "getitimer"))
+			return 0;
+		if (got.it_interval.tv_sec != KTIME_SEC_MAX || got.it_interval.tv_usec != KTIME_NSEC_REST / 1000)
+			ok = ktap_fail("timer %d: the interval reads %ld.%06ld s", which,
+				       got.it_interval.tv_sec, got.it_interval.tv_usec);
+		else if (which == ITIMER_REAL && (got.it_value.tv_sec > KTIME_SEC_MAX ||
+			 got.it_value.tv_sec < KTIME_SEC_MAX - 100L * 365 * 24 * 3600))
+			ok = ktap_fail("timer %d: the value reads %ld.%06ld s", which,
+				       got.it_value.tv_sec, got.it_value.tv_usec);
+	}
+	return ok && expect(sigalrm_pending(), 0, "SIGALRM pending");
+}
+
 static const struct test tests[] = {
 	{ "wall_sleep_past_2116_ends", test_wall_sleep_past_2116_ends },
 	{ "wall_futex_past_2116_times_out", test_wall_futex_past_2116_times_out },
 	{ "nanosleep_saturates", test_nanosleep_saturates },
 	{ "clock_nanosleep_saturates", test_clock_nanosleep_saturates },
 	{ "select_writes_back_a_long_timeout", test_select_writes_back_a_long_timeout },
+	{ "timer_values_saturate", test_timer_values_saturate },
+	{ "setitimer_saturates", test_setitimer_saturates },
 };
 
 int main(int argc, char **argv, char **envp)
