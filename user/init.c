@@ -49,6 +49,7 @@ static const char *const programs[] = {
 	"/bin/sysclock",
 	"/bin/sysfsinfo",
 	"/bin/timelimits",
+	"/bin/syswake",
 	"/bin/glibctest",
 };
 

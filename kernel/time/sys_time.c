@@ -151,22 +151,24 @@ long sys_clock_settime(int clock, const struct timespec __user *uts)
 /*
  * Sleep until CLOCK_MONOTONIC reaches deadline (ns); the scheduler wakes
  * the process at the first tick past it. A signal ends the sleep early
- * with -EINTR and the time left in rem.
+ * with -EINTR and the time left in rem; a sleep whose time has come when
+ * it wakes ends with 0, a signal pending or not, as Linux's do_nanosleep
+ * (its timer ran: nothing is left).
  */
 static long sleep_until_ns(uint64_t deadline, struct timespec __user *rem)
 {
-	struct process *p = current();
+	uint64_t now;
 
-	while (ktime_get_ns() < deadline) {
-		sleep_until(NULL, deadline);
-		if (signal_pending(p)) {
-			uint64_t now = ktime_get_ns(), left = deadline > now ? deadline - now : 0;
-			struct timespec r = { left / NSEC_PER_SEC, left % NSEC_PER_SEC };
+	while ((now = ktime_get_ns()) < deadline) {
+		if (signal_pending(current())) {
+			struct timespec r = { (deadline - now) / NSEC_PER_SEC,
+					      (deadline - now) % NSEC_PER_SEC };
 
 			if (rem && copy_to_user(rem, &r, sizeof(r)))
 				return -EFAULT;
 			return -EINTR;
 		}
+		sleep_until(NULL, deadline);
 	}
 	return 0;
 }
@@ -221,16 +223,16 @@ long sys_nanosleep(const struct timespec __user *ureq, struct timespec __user *r
  * it) reads at: until the monotonic time at which it would, and again from
  * the clock each time the clock is set, so that setting it ends the sleep
  * sooner or makes it longer, as on Linux. A signal ends it with -EINTR
- * (an absolute sleep leaves rem alone).
+ * (an absolute sleep leaves rem alone), unless its time has come.
  */
 static long sleep_until_wall(clockid_t clock, int64_t at)
 {
 	struct deadline d = { .clock = clock, .ns = MAX(at, 1) };
 
 	while (!deadline_passed(&d)) {
-		sleep_until_deadline(&clock_was_set, &d);
 		if (signal_pending(current()))
 			return -EINTR;
+		sleep_until_deadline(&clock_was_set, &d);
 	}
 	return 0;
 }
