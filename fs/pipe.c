@@ -34,9 +34,9 @@ static ssize_t pipe_read(struct file *f, char __user *ubuf, size_t n)
 			return 0;	/* end of file: every write end is closed */
 		if (f->flags & O_NONBLOCK)
 			return -EAGAIN;
-		sleep_on(pp);
 		if (signal_pending(current()))
 			return -ERESTARTSYS;
+		sleep_on(pp);
 	}
 	while (got < n && pp->rpos != pp->wpos) {
 		uint32_t at = pp->rpos % PIPE_SIZE;
@@ -69,9 +69,9 @@ static ssize_t pipe_write(struct file *f, const char __user *ubuf, size_t n)
 		if (pp->wpos - pp->rpos == PIPE_SIZE) {
 			if (f->flags & O_NONBLOCK)
 				return done ? (ssize_t)done : -EAGAIN;
-			sleep_on(pp);
 			if (signal_pending(current()))
 				return done ? (ssize_t)done : -ERESTARTSYS;
+			sleep_on(pp);
 			continue;
 		}
 		len = MIN(n - done, MIN(PIPE_SIZE - (pp->wpos - pp->rpos), PIPE_SIZE - at));
@@ -186,12 +186,12 @@ struct file *fifo_open(struct pipe **slot, uint64_t ino, int flags, long *err)
 	other = mode == O_RDONLY ? &pp->write_opens : &pp->read_opens;
 	ends = mode == O_RDONLY ? &pp->writers : &pp->readers;
 	for (seen = *other; mode != O_RDWR && !(flags & O_NONBLOCK) && !*ends && *other == seen;) {
-		sleep_on(pp);
 		if (signal_pending(current())) {
 			file_put(f);
 			*err = -ERESTARTSYS;
 			return NULL;
 		}
+		sleep_on(pp);
 	}
 	*err = 0;
 	return f;

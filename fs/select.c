@@ -20,7 +20,6 @@
  * as on Linux.
  */
 #define FDS_LONGS	((NOFILE + 63) / 64)
-#define FOREVER_SEC	((1l << 62) / NSEC_PER_SEC)	/* as Linux saturates: never */
 #define IN_SET		(POLLIN | POLLHUP | POLLERR)
 #define OUT_SET		(POLLOUT | POLLERR)
 #define EX_SET		POLLPRI
@@ -96,37 +95,57 @@ static long do_select(int nfds, uint64_t __user *uin, uint64_t __user *uout,
 	return ready;
 }
 
-/* What is left of a timeout for the caller to see, as Linux writes it back: 0 once past. */
-static uint64_t time_left(uint64_t deadline_ns)
+/* The deadline of a timeout from start (CLOCK_MONOTONIC): never 0 (none), at most KTIME_MAX. */
+static uint64_t deadline_of(const struct timespec *ts, uint64_t start)
 {
-	uint64_t now = ktime_get_ns();
+	return ktime_add_safe(ktime_add_safe(start, timespec_to_ns(ts)), 1);
+}
 
-	return deadline_ns > now ? deadline_ns - now : 0;
+/*
+ * What is left of a timeout ts that began at start, as Linux writes it
+ * back: the timeout less the time since, in seconds and nanoseconds (so
+ * a timeout past KTIME_MAX comes back whole but for the wait), 0 once past.
+ */
+static struct timespec time_left(const struct timespec *ts, uint64_t start)
+{
+	uint64_t gone = ktime_get_ns() - start;
+	struct timespec left = { ts->tv_sec - gone / NSEC_PER_SEC, ts->tv_nsec - gone % NSEC_PER_SEC };
+
+	if (left.tv_nsec < 0) {
+		left.tv_sec--;
+		left.tv_nsec += NSEC_PER_SEC;
+	}
+	return left.tv_sec < 0 ? (struct timespec){ 0, 0 } : left;
 }
 
 long sys_select(int nfds, uint64_t __user *in, uint64_t __user *out, uint64_t __user *ex,
 		struct timeval __user *utv)
 {
+	uint64_t start = ktime_get_ns(), deadline = 0;
+	struct timespec ts;
 	struct timeval tv;
-	uint64_t deadline = 0, left;
 	long ret;
 
 	if (utv) {
 		if (copy_from_user(&tv, utv, sizeof(tv)))
 			return -EFAULT;
-		/* As Linux: whole seconds of tv_usec carried over, then a negative part is EINVAL. */
-		tv.tv_sec += tv.tv_usec / USEC_PER_SEC;
+		/*
+		 * As Linux: whole seconds of tv_usec carried over, then a
+		 * negative part is EINVAL, as is a carry past the largest
+		 * time (which Linux's wrap makes negative).
+		 */
+		if (__builtin_add_overflow(tv.tv_sec, tv.tv_usec / USEC_PER_SEC, &tv.tv_sec))
+			return -EINVAL;
 		tv.tv_usec %= USEC_PER_SEC;
 		if (tv.tv_sec < 0 || tv.tv_usec < 0)
 			return -EINVAL;
-		if (tv.tv_sec < FOREVER_SEC)	/* else never: 0 */
-			deadline = ktime_get_ns() + tv.tv_sec * NSEC_PER_SEC +
-				   tv.tv_usec * NSEC_PER_USEC + 1;
+		ts = (struct timespec){ tv.tv_sec, tv.tv_usec * NSEC_PER_USEC };
+		deadline = deadline_of(&ts, start);
 	}
 	ret = do_select(nfds, in, out, ex, deadline);
-	if (utv && deadline) {
-		left = time_left(deadline);
-		tv = (struct timeval){ left / NSEC_PER_SEC, left % NSEC_PER_SEC / NSEC_PER_USEC };
+	if (utv) {
+		ts = time_left(&ts, start);
+		tv = (struct timeval){ ts.tv_sec, ts.tv_nsec / NSEC_PER_USEC };
 		if (copy_to_user(utv, &tv, sizeof(tv)) && ret >= 0)
 			ret = -EFAULT;
 	}
@@ -144,12 +163,17 @@ long sys_pselect6(int nfds, uint64_t __user *in, uint64_t __user *out, uint64_t 
 		  struct timespec __user *uts, const struct sigset_arg __user *usig)
 {
 	struct sigset_arg sig = { 0 };
+	uint64_t start = ktime_get_ns(), deadline = 0;
 	struct timespec ts;
-	uint64_t deadline = 0, left;
 	long ret;
 
-	if (uts && (ret = timeout_deadline(uts, &deadline)))
-		return ret;
+	if (uts) {
+		if (copy_from_user(&ts, uts, sizeof(ts)))
+			return -EFAULT;
+		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= NSEC_PER_SEC)
+			return -EINVAL;
+		deadline = deadline_of(&ts, start);
+	}
 	if (usig && copy_from_user(&sig, usig, sizeof(sig)))
 		return -EFAULT;
 	if (sig.set && (ret = sigmask_set_temporary(sig.set, sig.size)))
@@ -157,9 +181,8 @@ long sys_pselect6(int nfds, uint64_t __user *in, uint64_t __user *out, uint64_t 
 	ret = do_select(nfds, in, out, ex, deadline);
 	if (sig.set && ret != -EINTR)
 		sigmask_restore();
-	if (uts && deadline) {
-		left = time_left(deadline);
-		ts = (struct timespec){ left / NSEC_PER_SEC, left % NSEC_PER_SEC };
+	if (uts) {
+		ts = time_left(&ts, start);
 		if (copy_to_user(uts, &ts, sizeof(ts)) && ret >= 0)
 			ret = -EFAULT;
 	}

@@ -96,9 +96,9 @@ static long find_ended_child(enum wait_for which, int id, int options, struct pr
 			return -ECHILD;
 		if (options & WNOHANG)
 			return 0;
-		sleep_on(p);
 		if (signal_pending(current()))
 			return -ERESTARTSYS;
+		sleep_on(p);
 	}
 }
 

@@ -9,7 +9,9 @@
  * thread round instead (user/fuzz/threads.c): the child's threads, on
  * every CPU, race the calls that SMP makes hard. One in 64 checks what the
  * kernel copies out (copyout.c, sigframe.c), one in 64 a file of /tmp
- * against a model (filemodel.c), and every MEMFILL calls (and once in a
+ * against a model (filemodel.c), one in 128 the time calls at the edges
+ * of time (timevals.c), one in 128 sleeps that signals interrupt
+ * (sleepsig.c), and every MEMFILL calls (and once in a
  * shorter run) memory is filled and freed before a fork (memfill.c): a
  * check round's child reports what it saw wrong through a pipe, and each
  * check has its KTAP result. A line every HEARTBEAT calls shows the run
@@ -26,7 +28,7 @@
 
 #define __WALL		0x40000000
 
-enum round { CALL, THREADS, COPYOUT, FILE_MODEL, MEMFILL_FORK, NR_ROUNDS };
+enum round { CALL, THREADS, COPYOUT, FILE_MODEL, MEMFILL_FORK, TIME_VALUES, SLEEPS, NR_ROUNDS };
 
 static const struct check {
 	const char *name;		/* a check's KTAP result */
@@ -37,6 +39,8 @@ static const struct check {
 	[COPYOUT] = { "copied_out_structures_hold_no_stray_bytes", check_copyout },
 	[FILE_MODEL] = { "tmpfs_rewrites_match_the_model", check_file_model },
 	[MEMFILL_FORK] = { "fork_after_memory_filled_and_freed", check_fork_after_fill },
+	[TIME_VALUES] = { "time_values_at_the_edges_saturate", check_time_values },
+	[SLEEPS] = { "interrupted_sleeps_answer_what_is_ready", check_interrupted_sleeps },
 };
 
 /* xorshift64*: small, and the same sequence on every machine for a seed. */
@@ -251,6 +255,10 @@ static enum round draw_round(long n, long calls)
 		return COPYOUT;
 	if (r % 64 == 1)
 		return FILE_MODEL;
+	if (r % 128 == 2)
+		return TIME_VALUES;
+	if (r % 128 == 3)
+		return SLEEPS;
 	return r % 8 == 2 ? THREADS : CALL;
 }
 
@@ -269,6 +277,7 @@ static void remove_files(void)
 		syscall1(__NR_rmdir, (long)name);
 	}
 	syscall1(__NR_unlink, (long)FUZZ_MODEL_FILE);
+	syscall1(__NR_unlink, (long)FUZZ_FIFO);
 	remove_segments();
 }
 

@@ -50,6 +50,8 @@ static const char *const programs[] = {
 	"/bin/syswait",
 	"/bin/sysclock",
 	"/bin/sysfsinfo",
+	"/bin/timelimits",
+	"/bin/syswake",
 	"/bin/glibctest",
 };
 

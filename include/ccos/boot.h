@@ -5,7 +5,7 @@
 #include <ccos/types.h>
 
 #define MAX_MMAP	64
-#define MAX_MODULES	96
+#define MAX_MODULES	128
 
 struct mmap_region {
 	uint64_t base, len;

@@ -17,6 +17,35 @@
 extern struct vvar_page vvar;
 extern volatile unsigned long jiffies;
 
+/*
+ * The last nanosecond a time can name, as Linux's KTIME_MAX (in 2262 on
+ * the wall clock, which cannot be set so far: SETTOD_SEC_MAX). Every user
+ * time and length of time becomes nanoseconds through timespec_to_ns or
+ * timeval_to_ns, which saturate here, and deadlines add with
+ * ktime_add_safe: a deadline at KTIME_MAX is one no clock reaches.
+ */
+#define KTIME_MAX	((int64_t)(~0ull >> 1))
+#define KTIME_SEC_MAX	(KTIME_MAX / NSEC_PER_SEC)
+
+/* A valid time (tv_sec >= 0, tv_nsec below a second) in ns; KTIME_MAX from KTIME_SEC_MAX s on, as Linux. */
+static inline int64_t timespec_to_ns(const struct timespec *ts)
+{
+	return ts->tv_sec >= KTIME_SEC_MAX ? KTIME_MAX : ts->tv_sec * NSEC_PER_SEC + ts->tv_nsec;
+}
+
+static inline int64_t timeval_to_ns(const struct timeval *tv)
+{
+	struct timespec ts = { tv->tv_sec, tv->tv_usec * NSEC_PER_USEC };
+
+	return timespec_to_ns(&ts);
+}
+
+/* a + b, at most KTIME_MAX: a deadline a length of time from a time. */
+static inline uint64_t ktime_add_safe(uint64_t a, uint64_t b)
+{
+	return a >= (uint64_t)KTIME_MAX || b >= KTIME_MAX - a ? KTIME_MAX : a + b;
+}
+
 /* Nanoseconds one tick really lasts (the PIT cannot divide exactly by HZ). */
 extern uint64_t tick_nsec;
 

@@ -201,8 +201,8 @@ static long futex_wake_op(struct mm *mm, uint64_t uaddr, bool private, uint32_t 
  * The end of the wait: FUTEX_WAIT's timeout is relative (monotonic), the
  * others' absolute, on CLOCK_REALTIME if the op says so, and then it
  * follows the clock when it is set (sleep_until_deadline), as Linux's
- * absolute hrtimer on that clock. None for no timeout or one past the end
- * of time.
+ * absolute hrtimer on that clock. None for no timeout; a time past
+ * KTIME_MAX is KTIME_MAX, which no clock reaches.
  */
 static long futex_deadline(int op, const struct timespec __user *utime, struct deadline *d)
 {
@@ -216,11 +216,9 @@ static long futex_deadline(int op, const struct timespec __user *utime, struct d
 		return -EFAULT;
 	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= NSEC_PER_SEC)
 		return -EINVAL;
-	if (ts.tv_sec > (1l << 62) / NSEC_PER_SEC)
-		return 0;
-	ns = ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+	ns = timespec_to_ns(&ts);
 	if ((op & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME)) == FUTEX_WAIT)
-		*d = (struct deadline){ .clock = CLOCK_MONOTONIC, .ns = ktime_get_ns() + ns };
+		*d = (struct deadline){ .clock = CLOCK_MONOTONIC, .ns = ktime_add_safe(ktime_get_ns(), ns) };
 	else
 		d->ns = MAX(ns, 1);	/* 0 would be none */
 	return 0;

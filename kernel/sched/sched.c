@@ -173,7 +173,10 @@ static void sleep(const void *chan, uint64_t wake_at_ns)
  * a sleeper), and one already pending keeps the process from sleeping at
  * all. With several CPUs that case is real: a signal sent while the
  * process ran in user mode on another CPU is still pending when its next
- * system call sleeps. Every caller checks signal_pending after.
+ * system call sleeps. Every caller loops: it looks at what it waits for,
+ * and only when that is not there at signal_pending, before it sleeps
+ * again, as Linux's wait_event_interruptible; so a condition met and a
+ * signal that come together give the call's answer, not -EINTR.
  */
 void sleep_until(const void *chan, uint64_t wake_at_ns)
 {

@@ -27,11 +27,6 @@ static const int itimer_signal[NR_ITIMERS] = {
 	[ITIMER_REAL] = SIGALRM, [ITIMER_VIRTUAL] = SIGVTALRM, [ITIMER_PROF] = SIGPROF,
 };
 
-static uint64_t timeval_ns(const struct timeval *tv)
-{
-	return tv->tv_sec * NSEC_PER_SEC + tv->tv_usec * NSEC_PER_USEC;
-}
-
 static struct timeval ns_timeval(uint64_t ns)
 {
 	return (struct timeval){ ns / NSEC_PER_SEC, ns % NSEC_PER_SEC / NSEC_PER_USEC };
@@ -71,13 +66,13 @@ static void itimer_get(const struct process *leader, int which, struct itimerval
 	v->it_interval = ns_timeval(leader->itimer[which].incr);
 }
 
-/* Set timer which to value ns (0: stop it), then every incr ns. */
+/* Set timer which to value ns (0: stop it), then every incr ns; at most KTIME_MAX (never), as Linux. */
 static void itimer_set(struct process *leader, int which, uint64_t value, uint64_t incr)
 {
 	struct itimer *it = &leader->itimer[which];
 
 	it->incr = incr;
-	it->value = value ? itimer_now(leader, which) + value : 0;
+	it->value = value ? ktime_add_safe(itimer_now(leader, which), value) : 0;
 }
 
 long sys_getitimer(int which, struct itimerval __user *uv)
@@ -108,7 +103,7 @@ long sys_setitimer(int which, const struct itimerval __user *unew, struct itimer
 	if (!timeval_valid(&v.it_value) || !timeval_valid(&v.it_interval))
 		return -EINVAL;
 	itimer_get(leader, which, &old);
-	itimer_set(leader, which, timeval_ns(&v.it_value), timeval_ns(&v.it_interval));
+	itimer_set(leader, which, timeval_to_ns(&v.it_value), timeval_to_ns(&v.it_interval));
 	if (uold && copy_to_user(uold, &old, sizeof(old)))
 		return -EFAULT;
 	return 0;
@@ -155,10 +150,12 @@ void itimers_run(uint64_t now, struct process *ran)
 			t = which == ITIMER_REAL ? now : itimer_now(p, which);
 			if (t < it->value)
 				continue;
-			if (which == ITIMER_REAL)
-				it->value = it->incr ? it->value + (1 + (t - it->value) / it->incr) * it->incr : 0;
+			if (!it->incr)
+				it->value = 0;
+			else if (which == ITIMER_REAL)
+				it->value = ktime_add_safe(it->value, (1 + (t - it->value) / it->incr) * it->incr);
 			else
-				it->value = it->incr ? it->value + it->incr : 0;
+				it->value = ktime_add_safe(it->value, it->incr);
 			send_signal(which == ITIMER_REAL ? p : signal_awake_thread(p, itimer_signal[which], ran),
 				    itimer_signal[which], NULL);
 		}

@@ -155,14 +155,15 @@ int cpu_clock_getres(clockid_t clock, struct timespec *res)
  * -EOPNOTSUPP: sys_clock_nanosleep). Only the tick moves the clocks a
  * sleeper waits on, so the sleeper looks at each tick, as Linux looks at
  * its CPU timers at each tick (run_posix_cpu_timers). A signal ends it
- * with -EINTR and, for a relative sleep, the CPU time left in rem. The
+ * with -EINTR and, for a relative sleep, the CPU time left in rem, unless
+ * the clock has reached the deadline (then 0, as Linux). The
  * end of the thread or process whose clock it is ends it too (on Linux
  * the sleep would last until a signal).
  */
 long cpu_clock_nanosleep(clockid_t clock, int flags, const struct timespec *req,
 			 struct timespec __user *rem)
 {
-	uint64_t now, deadline, ns = req->tv_sec * NSEC_PER_SEC + req->tv_nsec;
+	uint64_t now, deadline, ns = timespec_to_ns(req);
 	struct process *self = current();
 
 	clock = cpu_clock_encoded(clock);
@@ -171,11 +172,12 @@ long cpu_clock_nanosleep(clockid_t clock, int flags, const struct timespec *req,
 		return -EINVAL;
 	if (cpu_clock_resolve(clock, &clock) || cpu_clock_sample(clock, &now))
 		return -EINVAL;
-	deadline = flags & TIMER_ABSTIME ? ns : now + ns;
+	deadline = flags & TIMER_ABSTIME ? ns : ktime_add_safe(now, ns);
 	while (!cpu_clock_sample(clock, &now) && now < deadline) {
-		sleep_until(NULL, ktime_get_ns() + tick_nsec);
-		if (!signal_pending(self))
+		if (!signal_pending(self)) {
+			sleep_until(NULL, ktime_get_ns() + tick_nsec);
 			continue;
+		}
 		if (!(flags & TIMER_ABSTIME) && rem) {
 			struct timespec r = { (deadline - now) / NSEC_PER_SEC,
 					      (deadline - now) % NSEC_PER_SEC };

@@ -127,7 +127,7 @@ static void fire(struct k_itimer *t, uint64_t now, struct process *ran)
 	siginfo_t info = { .si_signo = t->signo, .si_code = SI_TIMER };
 	struct process *p;
 
-	t->expires = t->interval ? t->expires + (missed + 1) * t->interval : 0;
+	t->expires = t->interval ? ktime_add_safe(t->expires, (missed + 1) * t->interval) : 0;
 	if (t->notify == SIGEV_NONE)
 		return;
 	if (t->queued) {
@@ -182,7 +182,7 @@ void posix_timer_dequeued(struct process *p, siginfo_t *info)
 		uint64_t due = 1 + (now - t->expires) / t->interval;
 
 		t->overrun += due;
-		t->expires += due * t->interval;
+		t->expires = ktime_add_safe(t->expires, due * t->interval);
 	}
 	t->overrun_last = MIN(t->overrun, DELAYTIMER_MAX);
 	info->timer.overrun = t->overrun_last;
@@ -259,11 +259,6 @@ long sys_timer_create(clockid_t clock, struct sigevent __user *uev, int __user *
 	return 0;
 }
 
-static uint64_t timespec_ns(const struct timespec *ts)
-{
-	return ts->tv_sec * NSEC_PER_SEC + ts->tv_nsec;
-}
-
 static struct timespec ns_timespec(uint64_t ns)
 {
 	return (struct timespec){ ns / NSEC_PER_SEC, ns % NSEC_PER_SEC };
@@ -309,16 +304,17 @@ long sys_timer_gettime(int id, struct itimerspec __user *ucur)
 /*
  * The deadline of an it_value, relative or absolute on the timer's clock:
  * on CLOCK_MONOTONIC (BOOTTIME's time is its), on the wall clock for an
- * absolute time of it, or on its CPU clock. A time past is due now.
+ * absolute time of it, or on its CPU clock. A time past is due now; one
+ * past KTIME_MAX is KTIME_MAX, never, as Linux's.
  */
 static uint64_t deadline_of(struct k_itimer *t, int flags, const struct timespec *value)
 {
-	uint64_t at = timespec_ns(value), now;
+	uint64_t at = timespec_to_ns(value), now;
 
 	t->wall = flags & TIMER_ABSTIME && (t->clock == CLOCK_REALTIME || t->clock == CLOCK_TAI);
 	if (flags & TIMER_ABSTIME || !timer_now(t, ktime_get_ns(), &now))
 		return at;
-	return now + at;
+	return ktime_add_safe(now, at);
 }
 
 long sys_timer_settime(int id, int flags, const struct itimerspec __user *unew,
@@ -337,7 +333,7 @@ long sys_timer_settime(int id, int flags, const struct itimerspec __user *unew,
 		return -EINVAL;
 	timer_get(t, &old);
 	unqueue(t);
-	t->interval = timespec_ns(&its.it_interval);
+	t->interval = timespec_to_ns(&its.it_interval);	/* KTIME_MAX at most, as Linux's */
 	t->expires = 0;
 	if (its.it_value.tv_sec || its.it_value.tv_nsec)
 		t->expires = MAX(deadline_of(t, flags, &its.it_value), 1);

@@ -90,7 +90,7 @@ void sleep_until_deadline(const void *chan, const struct deadline *d)
 {
 	int64_t left = d->ns ? (int64_t)d->ns - clock_now_ns(d->clock) : 0;
 
-	sleep_until(chan, d->ns ? ktime_get_ns() + MAX(left, 1) : 0);
+	sleep_until(chan, d->ns ? ktime_add_safe(ktime_get_ns(), MAX(left, 1)) : 0);
 }
 
 /*
@@ -147,27 +147,28 @@ long sys_clock_settime(int clock, const struct timespec __user *uts)
 }
 
 #define TIMER_ABSTIME	1
-#define FOREVER_SEC	((1l << 62) / NSEC_PER_SEC)	/* as Linux saturates, a time from here on is never */
 
 /*
  * Sleep until CLOCK_MONOTONIC reaches deadline (ns); the scheduler wakes
  * the process at the first tick past it. A signal ends the sleep early
- * with -EINTR and the time left in rem.
+ * with -EINTR and the time left in rem; a sleep whose time has come when
+ * it wakes ends with 0, a signal pending or not, as Linux's do_nanosleep
+ * (its timer ran: nothing is left).
  */
 static long sleep_until_ns(uint64_t deadline, struct timespec __user *rem)
 {
-	struct process *p = current();
+	uint64_t now;
 
-	while (ktime_get_ns() < deadline) {
-		sleep_until(NULL, deadline);
-		if (signal_pending(p)) {
-			uint64_t now = ktime_get_ns(), left = deadline > now ? deadline - now : 0;
-			struct timespec r = { left / NSEC_PER_SEC, left % NSEC_PER_SEC };
+	while ((now = ktime_get_ns()) < deadline) {
+		if (signal_pending(current())) {
+			struct timespec r = { (deadline - now) / NSEC_PER_SEC,
+					      (deadline - now) % NSEC_PER_SEC };
 
 			if (rem && copy_to_user(rem, &r, sizeof(r)))
 				return -EFAULT;
 			return -EINTR;
 		}
+		sleep_until(NULL, deadline);
 	}
 	return 0;
 }
@@ -181,25 +182,21 @@ static long read_request(const struct timespec __user *ureq, struct timespec *re
 	return 0;
 }
 
-/* A time from now on CLOCK_MONOTONIC; never (~0) for one too long to count in nanoseconds. */
+/* A time from now on CLOCK_MONOTONIC, at most KTIME_MAX (never). */
 static uint64_t after_now(const struct timespec *ts)
 {
-	if (ts->tv_sec >= FOREVER_SEC)
-		return ~0ull;
-	return ktime_get_ns() + ts->tv_sec * NSEC_PER_SEC + ts->tv_nsec;
+	return ktime_add_safe(ktime_get_ns(), timespec_to_ns(ts));
 }
 
 /*
  * The CLOCK_MONOTONIC deadline of a relative timeout (ppoll,
- * rt_sigtimedwait), for sleeps where 0 means none: 0 without uts, and
- * for a timeout too long to count in nanoseconds (over a century, as
- * Linux saturates it); else now, the timeout and 1, never 0, so that a
- * zero timeout still returns at once.
+ * rt_sigtimedwait), for sleeps where 0 means none: 0 without uts; else
+ * now, the timeout and 1, never 0, so that a zero timeout still returns
+ * at once, and at most KTIME_MAX, as Linux saturates it.
  */
 long timeout_deadline(const struct timespec __user *uts, uint64_t *deadline)
 {
 	struct timespec ts;
-	uint64_t at;
 	long err;
 
 	*deadline = 0;
@@ -207,8 +204,7 @@ long timeout_deadline(const struct timespec __user *uts, uint64_t *deadline)
 		return 0;
 	if ((err = read_request(uts, &ts)))
 		return err;
-	if ((at = after_now(&ts)) != ~0ull)
-		*deadline = at + 1;
+	*deadline = ktime_add_safe(after_now(&ts), 1);
 	return 0;
 }
 
@@ -227,16 +223,16 @@ long sys_nanosleep(const struct timespec __user *ureq, struct timespec __user *r
  * it) reads at: until the monotonic time at which it would, and again from
  * the clock each time the clock is set, so that setting it ends the sleep
  * sooner or makes it longer, as on Linux. A signal ends it with -EINTR
- * (an absolute sleep leaves rem alone).
+ * (an absolute sleep leaves rem alone), unless its time has come.
  */
 static long sleep_until_wall(clockid_t clock, int64_t at)
 {
 	struct deadline d = { .clock = clock, .ns = MAX(at, 1) };
 
 	while (!deadline_passed(&d)) {
-		sleep_until_deadline(&clock_was_set, &d);
 		if (signal_pending(current()))
 			return -EINTR;
+		sleep_until_deadline(&clock_was_set, &d);
 	}
 	return 0;
 }
@@ -271,9 +267,7 @@ long sys_clock_nanosleep(int clock, int flags, const struct timespec __user *ure
 		return err;
 	if (is_cpu_clock(clock))
 		return cpu_clock_nanosleep(clock, flags, &req, rem);
-	if (req.tv_sec >= FOREVER_SEC)
-		return sleep_until_ns(~0ull, flags & TIMER_ABSTIME ? NULL : rem);
-	ns = req.tv_sec * NSEC_PER_SEC + req.tv_nsec;
+	ns = timespec_to_ns(&req);
 	if (flags & TIMER_ABSTIME && (clock == CLOCK_REALTIME || clock == CLOCK_TAI))
 		return sleep_until_wall(clock, ns);
 	if (flags & TIMER_ABSTIME) {	/* CLOCK_MONOTONIC's or CLOCK_BOOTTIME's time: the deadline */
@@ -283,5 +277,5 @@ long sys_clock_nanosleep(int clock, int flags, const struct timespec __user *ure
 		if (ns <= 0)
 			return 0;
 	}
-	return sleep_until_ns(ktime_get_ns() + ns, rem);
+	return sleep_until_ns(ktime_add_safe(ktime_get_ns(), ns), rem);
 }

@@ -12,6 +12,7 @@ the jobs may start while pytest is still collecting.
 """
 import dataclasses
 import os
+import random
 
 import harness
 from console import Console, ConsoleTimeout
@@ -167,6 +168,31 @@ def arrows_edit_inside_the_line(c):
     c.expect(PROMPT)
     c.send("echo abc" + DELETE + "\x04" + "d\n")     # at the end: nothing to delete
     c.expect(r"^abcd$")
+
+
+def escape_storm(seed=42, n=200):
+    """Escapes as a terminal might send them and as no terminal does: numbers past 2^31 and 2^64,
+    hundreds of digits, random parameters and final bytes, and ESC not followed by [ or O."""
+    rnd = random.Random(seed)
+    storm = ["\x1b[3000000000~", "\x1b[4294967299~", "\x1b[18446744073709551619~",
+             "\x1b[" + "9" * 400 + "~", "\x1bO2147483648A", "\x1b[2147483647;2147483648C"]
+    for _ in range(n):
+        params = "".join(rnd.choice("0123456789;") for _ in range(rnd.choice((0, 1, 3, 11, 40))))
+        storm.append("\x1b" + rnd.choice("[[[OOx\x1b") + params + rnd.choice("~~~~ABCDHFz@"))
+    return "".join(storm)
+
+
+@step
+def escapes_of_any_length_are_no_keys(c):
+    """The line editor's escape parser (user/sh/lineedit.c) fed a storm of escapes at the prompt:
+    a number of any length is no key (ESC [ 3000000000 ~ killed the shell with SIGSEGV); the shell
+    lives on, and End and ^U clear what the storm left in the line."""
+    storm = escape_storm()
+    c.expect(PROMPT)
+    for at in range(0, len(storm), 512):
+        c.send(storm[at:at + 512])
+    c.send(END + "\x15" + "echo alive\n")
+    c.expect(r"^alive$", 60)
 
 
 @step

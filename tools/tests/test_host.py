@@ -2,7 +2,7 @@
 
 The signal tests (sigfault, sigframe, sigmask, sigstate, xstate), mapstest,
 timetest, watchdogtest, sysabi, sysclone, sysbusy, syslink, syspath, systty, sysfile, syswait, sysclock, sysfsinfo,
-cowtest, shmtest, sysvshm, futexpi, futexclock, sysched, and the musl and glibc programs
+timelimits, syswake, cowtest, shmtest, sysvshm, futexpi, futexclock, sysched, and the musl and glibc programs
 are ordinary static Linux x86-64 programs. Their expectations are Linux's,
 so they must pass here too; a case that fails on Linux but passes on ccos is a wrong expectation,
 not a pass. Where a host's answer depends on its CPU, hypervisor or kernel
@@ -30,7 +30,7 @@ PROGRAMS = ["sigfault", "sigframe", "sigmask", "sigstate", "xstate", "mapstest",
             "muslthread", "muslgroup", "muslfutex", "muslclose", "muslsmp", "muslseg",
             "musltimer", "muslselect", "muslcpuclock", "muslfutexv", "muslrobust", "muslsigqueue",
             "timetest", "watchdogtest", "sysabi", "sysclone", "sysbusy", "syslink", "syspath", "systty", "sysfile",
-            "syswait", "sysclock", "sysfsinfo", "cowtest", "shmtest", "sysvshm", "futexpi", "futexclock", "sysched",
+            "syswait", "sysclock", "sysfsinfo", "timelimits", "syswake", "cowtest", "shmtest", "sysvshm", "futexpi", "futexclock", "sysched",
             "glibctest"]
 MUSL = {"musltest", "muslsig", "muslthread", "muslgroup", "muslfutex", "muslclose", "muslsmp", "muslseg",
         "musltimer", "muslselect", "muslcpuclock", "muslfutexv", "muslrobust", "muslsigqueue"}

@@ -50,6 +50,9 @@ int check_copyout(int fd);		/* user/fuzz/copyout.c */
 int check_sigframes(int fd);		/* user/fuzz/sigframe.c */
 int check_file_model(int fd);		/* user/fuzz/filemodel.c */
 int check_fork_after_fill(int fd);	/* user/fuzz/memfill.c */
+int check_time_values(int fd);		/* user/fuzz/timevals.c */
+int check_interrupted_sleeps(int fd);	/* user/fuzz/sleepsig.c */
+#define FUZZ_FIFO	"/tmp/fuzz-fifo"	/* the sleep check's */
 int report(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));	/* 1 */
 #define CANARY		0x5a		/* what a buffer holds before the kernel writes it */
 int kernel_address(unsigned long v);	/* in the kernel half, and not -4095 ... -1 */

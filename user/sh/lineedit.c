@@ -9,6 +9,7 @@
 #include "lineedit.h"
 
 #define HISTORY_MAX	100	/* lines kept; older ones are forgotten */
+#define NUM_MAX		1000	/* an escape's number counts up to this, no key's */
 
 /* Keys: control characters as typed, escape sequences as the codes above 255. */
 enum {
@@ -80,7 +81,7 @@ static const char *find_event(const char *s, const char **end)
 		return history_entry(history_count);
 	if (back || (*s >= '0' && *s <= '9')) {
 		for (s += back; *s >= '0' && *s <= '9'; s++)
-			n = n * 10 + *s - '0';
+			n = MIN(n * 10 + *s - '0', 1000000000L);	/* past any history: no event */
 		*end = s;
 		return history_entry(back ? history_count + 1 - n : n);
 	}
@@ -220,7 +221,10 @@ static int read_byte(void)
 /*
  * One key. The arrows and the others send ESC [ or ESC O, maybe a number,
  * then a letter or '~' (xterm, the Linux console, tmux): ESC [ A is up,
- * ESC [ 3 ~ delete. An escape this does not know is no key.
+ * ESC [ 3 ~ delete. An escape this does not know is no key; a number of
+ * any length is read to its end, but counted only up to NUM_MAX (it
+ * overflowed, and a negative n indexed tilde[]: ESC [ 3000000000 ~
+ * killed the shell).
  */
 static int read_key(void)
 {
@@ -235,7 +239,7 @@ static int read_key(void)
 	if ((c = read_byte()) != '[' && c != 'O')
 		return c < 0 ? c : KEY_NONE;
 	while ((c = read_byte()) == ';' || (c >= '0' && c <= '9'))
-		n = c == ';' ? 0 : n * 10 + c - '0';	/* ESC [ 1 ; 5 C: ^right, taken as right */
+		n = c == ';' ? 0 : MIN(n * 10 + c - '0', NUM_MAX);	/* ESC [ 1 ; 5 C: ^right, taken as right */
 	if (c < 0)
 		return c;
 	if (c == '~')
