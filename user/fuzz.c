@@ -308,6 +308,17 @@ static int processes(void)
 	return (unsigned short)si[10];
 }
 
+/* Once init has reaped the orphans, at most want processes (polled for up to 20 s): how many there are. */
+static int settle(int want)
+{
+	long t0 = now_ns();
+	int n;
+
+	while ((n = processes()) > want && now_ns() - t0 < 20000 * MSEC)
+		sleep_ns(10 * MSEC);
+	return n;
+}
+
 static unsigned long parse_number(const char *s)
 {
 	unsigned long v = 0;
@@ -345,6 +356,7 @@ int main(int argc, char **argv, char **envp)
 	unsigned long seed = argc > 1 ? parse_number(argv[1]) : 1;
 	long calls = argc > 2 ? (long)parse_number(argv[2]) : 2000, n, pid;
 	int trace = argc > 3 && !strcmp(argv[3], "trace"), procs_before = 0, status, pipefd[2];
+	int procs_start = processes(), procs_after;
 	long free_before = 0, free_after, t0 = now_ns(), t_round;
 	unsigned long online = 1;
 	struct thread_plan *plan = NULL;
@@ -363,10 +375,9 @@ int main(int argc, char **argv, char **envp)
 		  seed, calls, WATCHDOG_MS, seed, calls);
 	for (n = 1; n <= calls; n++) {
 		if (n == WARMUP || (n == calls && calls < WARMUP)) {
-			sleep_ns(50 * MSEC);		/* let init reap the orphans */
+			procs_before = settle(procs_start);	/* the warm-up's orphans gone */
 			remove_files();
 			free_before = meminfo_kb("MemFree");
-			procs_before = processes();
 		}
 		round = draw_round(n, calls);
 		plan = round == THREADS ? make_threads() : NULL;
@@ -419,16 +430,16 @@ int main(int argc, char **argv, char **envp)
 			ktap_diag("fuzz: %ld calls in %ld ms: %ld returned, %ld killed by a signal, %ld by the watchdog",
 				  n, (now_ns() - t0) / MSEC, k.returned, k.signaled, k.watchdog);
 	}
-	sleep_ns(100 * MSEC);
+	procs_after = settle(procs_before);
 	remove_files();
 	free_after = meminfo_kb("MemFree");
 	ktap_diag("fuzz: done, %ld calls in %ld ms; MemFree %ld kB -> %ld kB; processes %d -> %d",
-		  calls, (now_ns() - t0) / MSEC, free_before, free_after, procs_before, processes());
+		  calls, (now_ns() - t0) / MSEC, free_before, free_after, procs_before, procs_after);
 	print_smpstat();
 	ktap_ok(k.returned + k.signaled + k.watchdog == calls && !k.forkfail,
 		"every_call_returned_or_was_killed");
 	ktap_ok(free_after >= free_before - SLACK_KB, "no_memory_leaked");
-	ktap_ok(processes() == procs_before, "no_process_left");
+	ktap_ok(procs_after == procs_before, "no_process_left");
 	check_results(calls);
 	return ktap_done();
 }

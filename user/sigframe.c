@@ -115,6 +115,7 @@ static int test_uc_flags(void)
  */
 static volatile int async_flag;
 static unsigned long async_regs[14];
+static volatile int *async_spinning __attribute__((used));	/* a MAP_SHARED word: the child's "spinning now" */
 
 void spin_with_pattern(unsigned long *out);
 __asm__(".text\n"
@@ -135,6 +136,8 @@ __asm__(".text\n"
 	"	movabsq $0x111111111111110c, %r12\n"
 	"	movabsq $0x111111111111110d, %r13\n"
 	"	movabsq $0x111111111111110e, %r14\n"
+	"	movq async_spinning(%rip), %r15\n"
+	"	movl $1, (%r15)\n"
 	"1:	cmpl $0, async_flag(%rip)\n"
 	"	je 1b\n"
 	"	movq (%rsp), %r15\n"
@@ -172,17 +175,27 @@ static int async_child(void *unused)
 	return bad;
 }
 
+/* The signal is sent once the child says it spins with the pattern loaded (polled, for up to 20 s). */
 static int test_async_registers(void)
 {
-	struct timespec ts = { 0, 30 * 1000000 };
-	long pid = fork();
+	struct timespec ms = { 0, 1000000 };
+	long pid, i;
 	int status;
 
+	async_spinning = mmap(NULL, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (IS_ERR_VALUE(async_spinning))
+		return ktap_fail("mmap(MAP_SHARED) failed");
+	pid = fork();
 	if (pid == 0)
 		exit_group(async_child(NULL));
 	if (pid < 0)
 		return ktap_fail("fork: error %ld", -pid);
-	nanosleep(&ts, NULL);		/* let it start spinning */
+	for (i = 0; i < 20000 && !*async_spinning; i++)
+		nanosleep(&ms, NULL);
+	if (!*async_spinning) {
+		kill(pid, SIGKILL), wait4(pid, &status, 0, NULL);
+		return ktap_fail("the child was not spinning after 20 s");
+	}
 	kill(pid, SIGUSR1);
 	if (wait4(pid, &status, 0, NULL) != pid)
 		return ktap_fail("wait4 failed");

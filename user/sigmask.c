@@ -47,10 +47,11 @@ static int test_sigkill(void)
 /* A sleeper that blocks and ignores everything still dies of SIGKILL. */
 static int test_sigkill_sleeper(void)
 {
-	struct timespec ts = { 0, 20 * 1000000 }, forever = { 1000, 0 };
+	struct timespec forever = { 1000, 0 };
 	sigset_t all = ~0UL;
 	long pid = fork();
 	int sig, status;
+	char state;
 
 	if (pid == 0) {
 		for (sig = 1; sig <= 64; sig++)
@@ -61,7 +62,11 @@ static int test_sigkill_sleeper(void)
 	}
 	if (pid < 0)
 		return ktap_fail("fork: error %ld", -pid);
-	nanosleep(&ts, NULL);
+	state = state_of(pid, 'S');	/* asleep: everything ignored and blocked */
+	if (state != 'S') {
+		kill(pid, SIGKILL), wait4(pid, &status, 0, NULL);
+		return ktap_fail("the sleeper's state is %c, not S", state ? state : '?');
+	}
 	kill(pid, SIGTERM);		/* ignored */
 	kill(pid, SIGKILL);
 	if (wait4(pid, &status, 0, NULL) != pid)

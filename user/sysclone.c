@@ -255,6 +255,7 @@ static int test_vfork_parent_killable(void)
 {
 	long pid, t0, waited;
 	int status, orphan;
+	char state, asleep = on_ccos() ? 'S' : 'D';	/* Linux shows TASK_KILLABLE as D */
 
 	/* On Linux the orphaned child comes back to this process to be reaped; on ccos init reaps it. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
@@ -263,7 +264,11 @@ static int test_vfork_parent_killable(void)
 		exit_group(vfork_helper(NULL));
 	if (pid < 0)
 		return ktap_fail("fork returned %ld", pid);
-	sleep_ns(200 * MSEC);
+	state = state_of(pid, asleep);	/* in vfork's wait for its child */
+	if (state != asleep) {
+		kill(-pid, SIGKILL), wait4(pid, &status, 0, NULL);
+		return ktap_fail("the vfork parent's state is %c, not %c", state ? state : '?', asleep);
+	}
 	kill(pid, SIGKILL);
 	t0 = now_ns();
 	while (wait4(pid, &status, WNOHANG, NULL) == 0 && now_ns() - t0 < 1500 * MSEC)

@@ -161,10 +161,34 @@ static int test_vfork(void)
 	       expect_exit(status, 7, "vfork child");
 }
 
-/* A child in an endless loop must not keep the parent from running. */
+/* The clock ticks /proc/PID/stat says the process has run (utime + stime, fields 14 and 15), or -1. */
+static long cpu_ticks(long pid)
+{
+	char file[64], stat[1024], *p;
+	long field[2] = { 0, 0 };
+	int i, f;
+
+	snprintf(file, sizeof(file), "/proc/%ld/stat", pid);
+	if (slurp(file, stat, sizeof(stat)) <= 0 || !(p = strchr(stat, ')')))
+		return -1;
+	for (f = 2; f < 14 && *p; p++)		/* to field 14 */
+		f += *p == ' ';
+	for (i = 0; i < 2; i++) {
+		while (*p >= '0' && *p <= '9')
+			field[i] = field[i] * 10 + *p++ - '0';
+		if (*p++ != ' ')
+			return -1;
+	}
+	return field[0] + field[1];
+}
+
+/*
+ * A child in an endless loop must not keep the parent from running: the
+ * parent sleeps and wakes until the child has run a tick (for up to 20 s).
+ */
 static int test_spinner_preempted(void)
 {
-	long pid, start = now_ns(), r;
+	long pid, start = now_ns(), r, ticks = 0;
 	int status;
 
 	pid = fork();
@@ -173,9 +197,12 @@ static int test_spinner_preempted(void)
 			asm volatile("" ::: "memory");
 	if (pid < 0)
 		return ktap_fail("fork returned %ld", pid);
-	sleep_ns(50 * MSEC);
+	while (now_ns() - start < 20000 * MSEC && (ticks = cpu_ticks(pid)) == 0)
+		sleep_ns(10 * MSEC);
 	kill(pid, SIGKILL);
 	r = wait4(pid, &status, 0, NULL);
+	if (ticks <= 0)
+		return ktap_fail("the child's CPU time is %ld ticks after 20 s", ticks);
 	if (now_ns() - start > 5000 * MSEC)
 		return ktap_fail("parent ran only after %ld ms",
 				 (now_ns() - start) / MSEC);

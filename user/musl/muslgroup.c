@@ -366,11 +366,29 @@ static int test_main_exits_first(void)
 	       ktap_fail("wait status %#x, not exit 9", status);
 }
 
-/* A signal whose default action kills ends every thread. */
+/* The Threads: line of /proc/PID/status, or -1. */
+static long threads_of(pid_t pid)
+{
+	char file[64], line[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(file, "r")))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Threads:", 8))
+			v = strtol(line + 8, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* A signal whose default action kills ends every thread: sent once all four run (polled for up to 20 s). */
 static int test_fatal_signal(void)
 {
 	pthread_t t;
 	int status, i;
+	long n = 0;
 	pid_t pid = fork();
 
 	if (pid == 0) {
@@ -378,7 +396,12 @@ static int test_fatal_signal(void)
 			pthread_create(&t, NULL, worker_sleep, NULL);
 		worker_sleep(NULL);
 	}
-	sleep_ms(50);
+	for (i = 0; i < 2000 && (n = threads_of(pid)) < 4; i++)
+		sleep_ms(10);
+	if (n < 4) {
+		kill(pid, SIGKILL), waitpid(pid, &status, 0);
+		return ktap_fail("the process has %ld threads after 20 s, not 4", n);
+	}
 	kill(pid, SIGTERM);
 	if (waitpid(pid, &status, 0) != pid)
 		return ktap_fail("waitpid: %s", strerror(errno));
