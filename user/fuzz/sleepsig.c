@@ -11,6 +11,7 @@
  * with its condition whenever that came before a signal (Linux looks at
  * it first), and with EINTR when only a signal came; a nanosleep that a
  * signal ended has some of its time left, one that returned 0 lasted it.
+ * A step still asleep after BOUND_MS is ended by SIGUSR2 and reported.
  */
 #define STEPS		16
 #define BOUND_MS	2000
@@ -31,12 +32,13 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	(void)sig, (void)si, (void)uc;
 }
 
-/* The helper: a few yields, its part, and its exit; with SIGNAL_ONLY in a wait4 step, alive until hold closes. */
+/* The helper: a few yields, its part, and its exit; with SIGNAL_ONLY its signal again each ms until hold closes. */
 static void helper(enum kind kind, enum how how, unsigned long r, int *p, volatile unsigned int *word,
 		   int *hold)
 {
 	char buf[4096];
 	long parent = getppid(), i;
+	struct pollfd pfd;
 
 	close(hold[1]);
 	for (i = r % 64; i > 0; i--)
@@ -58,8 +60,9 @@ static void helper(enum kind kind, enum how how, unsigned long r, int *p, volati
 	}
 	if (how == SIGNAL_ONLY || (how == COND_THEN_SIGNAL && kind != WAIT))
 		kill(parent, SIGUSR1);	/* a wait4's condition is the exit, its signal SIGCHLD */
-	if (kind == WAIT && how == SIGNAL_ONLY)
-		read(hold[0], buf, 1);
+	/* A signal taken before the call began ends nothing: again, until the parent's call returns. */
+	for (pfd = (struct pollfd){ hold[0], POLLIN, 0 }; how == SIGNAL_ONLY && !poll(&pfd, 1, 1);)
+		kill(parent, SIGUSR1);
 	exit_group(0);
 }
 
@@ -76,8 +79,30 @@ static long expected(enum kind kind, enum how how, long pid)
 	}
 }
 
+/* The helper ended within BOUND_MS (0), or killed (1); the step's pipes closed. */
+static int reap(long pid, int *hold, int *p)
+{
+	long t0 = now_ns();
+	int status;
+
+	close(hold[1]);
+	while (wait4(pid, &status, WNOHANG, NULL) == 0 && now_ns() - t0 < BOUND_MS * MSEC)
+		sched_yield();
+	if (wait4(pid, &status, WNOHANG, NULL) == 0) {
+		kill(pid, SIGKILL);
+		while (wait4(pid, &status, 0, NULL) == -EINTR)
+			;
+		close(p[0]), close(p[1]), close(hold[0]);
+		return 1;
+	}
+	return 0;
+}
+
+static int timer;	/* SIGUSR2 once, BOUND_MS after a step begins */
+
 static int step(int fd, unsigned long r, volatile unsigned int *word)
 {
+	struct timespec bound[2] = { { 0, 0 }, { BOUND_MS / 1000, 0 } }, off[2] = { { 0, 0 }, { 0, 0 } };
 	enum kind kind = r % NR_KINDS;
 	enum how how = (r >> 8) % 3;
 	struct timespec req = { 0, (long)((r >> 16) % 5) * MSEC }, rem = { -1, -1 };
@@ -89,6 +114,7 @@ static int step(int fd, unsigned long r, volatile unsigned int *word)
 
 	if (pipe2(p, O_NONBLOCK) || pipe(hold))
 		return report(fd, "no pipe");
+	syscall4(__NR_timer_settime, timer, 0, L(&bound), 0);	/* SIGUSR2 at BOUND_MS, should it hang */
 	if (kind == WRITE)
 		while (write(p[1], block, sizeof(block)) > 0)
 			;
@@ -110,16 +136,17 @@ static int step(int fd, unsigned long r, volatile unsigned int *word)
 	case PSELECT: got = syscall6(__NR_pselect6, p[0] + 1, L(&in), 0, 0, 0, 0); break;
 	default: got = nanosleep(&req, &rem);
 	}
-	if (now_ns() - t0 > BOUND_MS * MSEC)
-		report(fd, "%s with %s took %ld ms", names[kind], hows[how], (now_ns() - t0) / MSEC);
+	syscall4(__NR_timer_settime, timer, 0, L(&off), 0);
+	if (now_ns() - t0 >= BOUND_MS * MSEC)
+		return report(fd, "%s with %s still asleep after %d ms (%ld)", names[kind], hows[how],
+			      BOUND_MS, got) + reap(pid, hold, p);
 	close(hold[1]);
 	if (kind == FIFO && got >= 0)
 		close(got), got = 0;
 	else if (kind == FIFO && how != SIGNAL_ONLY)
 		close(open(FUZZ_FIFO, O_RDONLY | O_NONBLOCK, 0));	/* the helper's open ends */
-	if (!(kind == WAIT && got == pid))
-		while (wait4(pid, &status, 0, NULL) == -EINTR)
-			;
+	if (!(kind == WAIT && got == pid) && reap(pid, hold, p))
+		return report(fd, "%s with %s: the helper did not end", names[kind], hows[how]);
 	close(p[0]), close(p[1]), close(hold[0]);
 	want = expected(kind, how, pid);
 	if (kind == NANOSLEEP) {
@@ -138,12 +165,16 @@ static int step(int fd, unsigned long r, volatile unsigned int *word)
 int check_interrupted_sleeps(int fd)
 {
 	volatile unsigned int *word = mmap(NULL, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct { unsigned long value; int signo, notify, tid, pad[11]; } ev = { .signo = SIGUSR2 };
 	int i, bad = 0;
 
 	if (IS_ERR_VALUE(word))
 		return report(fd, "no shared page");
 	sigaction(SIGUSR1, on_signal, 0);
+	sigaction(SIGUSR2, on_signal, 0);
 	sigaction(SIGCHLD, on_signal, 0);
+	if (syscall3(__NR_timer_create, CLOCK_MONOTONIC, L(&ev), L(&timer)))
+		return report(fd, "no timer");
 	syscall3(__NR_mknod, L(FUZZ_FIFO), 0010000 | 0600, 0);
 	for (i = 0; i < STEPS && bad < 8; i++)
 		bad += step(fd, next_random(), word);
