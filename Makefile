@@ -242,7 +242,7 @@ PYTEST = py=$(PYTHON); $$py -c 'import pytest' 2>/dev/null || py=/usr/bin/python
 test: setup-check
 	$(Q)rm -f $(BUILD)/test-results.xml
 	$(Q)$(MAKE) --no-print-directory -j$(JOBS) all GRUB_TIMEOUT=0
-	$(Q)$(call PYTEST,test-results,not course)
+	$(Q)$(call PYTEST,test-results,not course and not bench)
 
 test-course: setup-check
 	$(Q)rm -f $(BUILD)/course-results.xml
@@ -275,6 +275,8 @@ mutants: setup-check
 bench: setup-check all
 	$(PYTHON) tools/bench
 	$(PYTHON) tools/bench --pti
+	$(Q)rm -f $(BUILD)/bench-results.xml
+	$(Q)$(call PYTEST,bench-results,bench)
 
 # The attack lab (docs/attack.md) in one boot of vsyscall=MODE: user/attack/attack
 # as init's program. Every ISO carries the copy of the native page the attacker
