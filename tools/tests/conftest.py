@@ -59,7 +59,7 @@ def pytest_generate_tests(metafunc):
     # KTAP results are only known once the kernel has run, so the boots
     # that print KTAP happen here, at collection.
     if ("kit" in metafunc.fixturenames and not metafunc.config.option.collectonly
-            and metafunc.config.getoption("markexpr") != "bench"):
+            and metafunc.config.getoption("markexpr") not in ("bench", "course")):
         labkit.start()
     if "ktap_result" in metafunc.fixturenames:
         metafunc.parametrize("ktap_result", _ktap_params(metafunc.config))
