@@ -51,17 +51,29 @@ static char state_letter(struct process *p)
 /*
  * Some of Linux's lines of /proc/PID/status, for the process (as Linux
  * shows its leader, whichever thread reads): Threads counts the live ones;
- * everyone is root.
+ * Uid and Gid are real, effective, saved and fs; Groups ends in a space,
+ * as Linux's does.
  */
 static char *status(struct process *p, size_t *len)
 {
-	char *buf = kmalloc(256);
+	const struct cred *c = &p->cred;
+	uint32_t i, ngroups = c->groups ? c->groups->n : 0;
+	size_t size = 512 + 11 * ngroups, n;
+	char *buf = kmalloc(size);
 
-	if (buf)
-		*len = snprintf(buf, 256, "Name:\t%s\nState:\t%c\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\n"
-				"Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nThreads:\t%d\n",
-				p->comm, state_letter(p), p->tgid, p->tgid,
-				p->parent ? p->parent->tgid : 0, live_threads(p));
+	if (!buf)
+		return NULL;
+	n = snprintf(buf, size, "Name:\t%s\nState:\t%c\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\n"
+		     "Uid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\nGroups:\t",
+		     p->comm, state_letter(p), p->tgid, p->tgid, p->parent ? p->parent->tgid : 0,
+		     c->uid, c->euid, c->suid, c->fsuid, c->gid, c->egid, c->sgid, c->fsgid);
+	for (i = 0; i < ngroups; i++)
+		n += snprintf(buf + n, size - n, i ? " %u" : "%u", c->groups->gid[i]);
+	n += snprintf(buf + n, size - n, " \nThreads:\t%d\nCapInh:\t%016lx\nCapPrm:\t%016lx\n"
+		      "CapEff:\t%016lx\nCapBnd:\t%016lx\nCapAmb:\t%016lx\nNoNewPrivs:\t%d\n",
+		      live_threads(p), c->cap_inheritable, c->cap_permitted, c->cap_effective,
+		      c->cap_bset, 0ul, c->no_new_privs);
+	*len = n;
 	return buf;
 }
 

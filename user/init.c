@@ -42,6 +42,7 @@ static const char *const programs[] = {
 	"/bin/muslfutexv",
 	"/bin/muslrobust",
 	"/bin/muslsigqueue",
+	"/bin/muslcred",
 	"/bin/sysabi",
 	"/bin/sysclone",
 	"/bin/sysbusy",
@@ -71,6 +72,7 @@ static const char *const optional[] = {
 	"/bin/muslfutexv",
 	"/bin/muslrobust",
 	"/bin/muslsigqueue",
+	"/bin/muslcred",
 	"/bin/glibctest",
 };
 #define NOT_BUILT	(-ENOENT)

@@ -8,6 +8,7 @@
 #include <ccos/signal.h>
 #include <ccos/sched.h>
 #include <ccos/time_types.h>
+#include <ccos/cred.h>
 
 #define NPROC		64
 #define KSTACK_SIZE	(16 * 1024)
@@ -64,6 +65,7 @@ struct process {
 	uint64_t sigpending_cur, sigpending_max;
 	struct process *vfork_parent;	/* woken when this child execs or exits */
 
+	struct cred cred;		/* its ids and capabilities (kernel/cred.c) */
 	struct signal_state sig;
 	int seccomp_mode;
 	const bool *lockless_syscalls;	/* arch/x86/entry/syscall_64.c: none in seccomp mode */
