@@ -81,8 +81,8 @@ static char *status(struct process *p, size_t *len)
  * /proc/PID/stat: Linux's 52 fields (proc(5)) on one line. The process's
  * CPU time and its reaped children's (fields 14 to 17, clock ticks) are
  * the tick's (kernel/sched/cputime.c); ccos counts no faults, so those are 0, as
- * are the addresses Linux hides from other users; priority 20 and nice 0
- * are every process's.
+ * are the addresses Linux hides from other users; priority is 20 + nice
+ * (setpriority's, kernel/sched/nice.c).
  */
 static char *pid_stat(struct process *p, size_t *len)
 {
@@ -95,12 +95,13 @@ static char *pid_stat(struct process *p, size_t *len)
 	for (v = p->mm ? vma_next(p->mm, 0) : NULL; v; v = vma_next(p->mm, v->end))
 		vsize += v->end - v->start;
 	if (buf)
-		*len = snprintf(buf, 512, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 %lu %lu %lu %lu 20 0 %d 0 0 "
+		*len = snprintf(buf, 512, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 %lu %lu %lu %lu %d %d %d 0 0 "
 				"%lu 0 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 %d %d 0 0 0 0 0 "
 				"0 0 0 %lu %lu 0 0 0\n",
 				p->tgid, p->comm, state_letter(p), p->parent ? p->parent->tgid : 0,
 				p->pgid, p->sid, ns_to_clock_t(t.user), ns_to_clock_t(t.sys),
 				ns_to_clock_t(leader->children.user), ns_to_clock_t(leader->children.sys),
+				20 + p->nice, p->nice,
 				live_threads(p), vsize, p->exit_signal, p->cpu,
 				p->mm ? p->mm->arg_start : 0, p->mm ? p->mm->arg_end : 0);
 	return buf;

@@ -48,22 +48,20 @@ void cap_fix_setfsuid(struct cred *new, uint32_t old_fsuid)
 }
 
 /*
- * exec, as Linux's bprm_fill_uid and cap_bprm_creds_from_file without
- * file capabilities: a setuid (setgid) file makes its owner (group) the
- * effective and saved id, unless NO_NEW_PRIVS; root, real or effective,
- * then gets the bounding set as permitted (effective only if its
- * effective uid is 0); anyone else none. A change of id, or capabilities
- * gained by one who is not really root, is a secure exec: AT_SECURE, so
- * that the C library distrusts the environment.
+ * exec, as Linux's cap_bprm_creds_from_file without file capabilities
+ * (and no setuid files: ccos runs only modules, none of them setuid):
+ * root, real or effective, gets the bounding set as permitted (effective
+ * only if its effective uid is 0); anyone else none. The saved and fs ids
+ * become the effective ones, and PR_SET_KEEPCAPS ends. Effective ids other
+ * than the real ones, or capabilities gained by one who is not really
+ * root, make a secure exec: AT_SECURE, so that the C library distrusts
+ * the environment.
  */
-bool cred_exec(struct cred *c, uint32_t mode, uint32_t uid, uint32_t gid)
+bool cred_exec(struct cred *c)
 {
 	uint64_t old_permitted = c->cap_permitted;
 
-	if (!c->no_new_privs && (mode & S_ISUID))
-		c->euid = uid;
-	if (!c->no_new_privs && (mode & S_ISGID) && (mode & 0010))
-		c->egid = gid;
+	c->keep_caps = false;
 	c->cap_permitted = !c->uid || !c->euid ? c->cap_bset | c->cap_inheritable : 0;
 	c->cap_effective = !c->euid ? c->cap_permitted : 0;
 	c->suid = c->fsuid = c->euid;

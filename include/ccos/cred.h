@@ -67,8 +67,8 @@ bool capable(int cap);			/* the caller's effective set has cap */
 bool cred_capable(const struct cred *c, int cap);
 void cap_fix_setuid(struct cred *new, const struct cred *old);	/* capabilities(7)'s uid-change rules */
 void cap_fix_setfsuid(struct cred *new, uint32_t old_fsuid);
-/* exec: the new ids and capabilities for a program with mode and owner; true if AT_SECURE. */
-bool cred_exec(struct cred *c, uint32_t mode, uint32_t uid, uint32_t gid);
+/* exec: the new program's ids and capabilities; true if AT_SECURE. */
+bool cred_exec(struct cred *c);
 /* kill's rule: the sender's real or effective uid is the target's real or saved one, or CAP_KILL. */
 bool may_signal(const struct process *to);
 /* ptrace's rule (process_vm_*, /proc/PID/mem): the same user all through, or CAP_SYS_PTRACE. */

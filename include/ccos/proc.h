@@ -81,6 +81,7 @@ struct process {
 	/* sched_setscheduler's, kept and reported, not enforced (kernel/sched/policy.c). */
 	int sched_policy, sched_priority;
 	bool sched_reset_on_fork;
+	int nice;			/* setpriority's, -20 to 19 (kernel/sched/nice.c) */
 	int cpu;			/* the CPU it runs or last ran on */
 	const struct module_file *exe;	/* the program, which /proc/self/exe names */
 	struct cputime time;		/* this thread's */

@@ -169,6 +169,8 @@ long sys_getresuid(unsigned int __user *r, unsigned int __user *e, unsigned int 
 long sys_getresgid(unsigned int __user *r, unsigned int __user *e, unsigned int __user *s);
 long sys_setfsuid(unsigned int uid);
 long sys_setfsgid(unsigned int gid);
+long sys_getpriority(int which, int who);
+long sys_setpriority(int which, int who, int nice);
 struct cap_header;
 struct cap_data;
 long sys_capget(struct cap_header __user *h, struct cap_data __user *data);

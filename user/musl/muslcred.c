@@ -5,6 +5,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/fsuid.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <time.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include "ktap.h"
@@ -391,6 +397,256 @@ static int test_fork_inherits_credentials(void)
 	return 1;
 }
 
+/* ---- files ---- */
+
+static char dir[64], priv[80], pub[80], inner[80];
+
+/* As root: DIR (0755) with PRIV (0600) and PUB (0644, a byte in it) in /tmp, and INNER in a 0700 directory. */
+static int make_files(void)
+{
+	char sub[80];
+	int fd;
+
+	snprintf(dir, sizeof(dir), "/tmp/muslcred.%d", getpid());
+	snprintf(priv, sizeof(priv), "%s/priv", dir);
+	snprintf(pub, sizeof(pub), "/tmp/muslcred.%d.pub", getpid());
+	snprintf(sub, sizeof(sub), "%s/closed", dir);
+	snprintf(inner, sizeof(inner), "%s/closed/inner", dir);
+	umask(022);
+	if (mkdir(dir, 0755) || mkdir(sub, 0700) || (fd = open(priv, O_CREAT | O_WRONLY, 0600)) < 0)
+		return ktap_fail("making %s: %s", dir, strerror(errno));
+	close(fd);
+	if ((fd = open(pub, O_CREAT | O_WRONLY, 0644)) < 0 || write(fd, "x", 1) != 1 ||
+	    close(fd) || (fd = open(inner, O_CREAT | O_WRONLY, 0644)) < 0)
+		return ktap_fail("making %s: %s", pub, strerror(errno));
+	close(fd);
+	return 1;
+}
+
+static void remove_files(void)
+{
+	char sub[80];
+
+	snprintf(sub, sizeof(sub), "%s/closed", dir);
+	unlink(inner);
+	rmdir(sub);
+	unlink(priv);
+	rmdir(dir);
+	unlink(pub);
+}
+
+/* The checks nobody meets, in a child so that root can clean up after. */
+static int nobody_checks(void)
+{
+	char mine[96], buf[1];
+	struct stat st;
+	int fd;
+
+	if (!drop_to_nobody())
+		return 0;
+	snprintf(mine, sizeof(mine), "%s.nobody", dir);
+	if (!EXPECT_ERR(open(priv, O_RDONLY), EACCES) || !EXPECT_ERR(open(pub, O_WRONLY), EACCES) ||
+	    !EXPECT_ERR(open(pub, O_RDONLY | O_TRUNC), EACCES) || !EXPECT_ERR(truncate(pub, 0), EACCES) ||
+	    !EXPECT_ERR(open(inner, O_RDONLY), EACCES) || !EXPECT_ERR(stat(inner, &st), EACCES) ||
+	    !EXPECT_ERR(access(priv, R_OK), EACCES) || !EXPECT_ERR(access(pub, W_OK), EACCES))
+		return 0;
+	if ((fd = open(pub, O_RDONLY)) < 0 || read(fd, buf, 1) != 1 || close(fd) || access(pub, R_OK))
+		return ktap_fail("reading a 0644 file: %s", strerror(errno));
+	if (!EXPECT_ERR(open(priv, O_CREAT | O_EXCL | O_WRONLY, 0644), EEXIST) ||
+	    !EXPECT_ERR(mkdir(priv, 0755), EEXIST))
+		return 0;
+	{
+		char inside[96];
+
+		snprintf(inside, sizeof(inside), "%s/new", dir);
+		if (!EXPECT_ERR(open(inside, O_CREAT | O_WRONLY, 0644), EACCES) ||
+		    !EXPECT_ERR(mkdir(inside, 0755), EACCES) || !EXPECT_ERR(unlink(priv), EACCES) ||
+		    !EXPECT_ERR(rename(priv, inside), EACCES))
+			return 0;
+	}
+	if (!EXPECT_ERR(chmod(pub, 0666), EPERM) || !EXPECT_ERR(chown(pub, NOBODY, -1), EPERM) ||
+	    !EXPECT_ERR(chown(pub, -1, NOBODY), EPERM) || !EXPECT_ERR(utimensat(AT_FDCWD, pub, NULL, 0), EACCES) ||
+	    !EXPECT_ERR(utimensat(AT_FDCWD, pub, (struct timespec[]){ { 1, 0 }, { 1, 0 } }, 0), EPERM) ||
+	    !EXPECT_ERR(unlink(pub), EPERM) || !EXPECT_ERR(rename(pub, mine), EPERM))
+		return 0;
+	/* Its own file in /tmp: its owner and group, its to change, remove. */
+	if ((fd = open(mine, O_CREAT | O_WRONLY, 0600)) < 0 || fstat(fd, &st) || close(fd))
+		return ktap_fail("nobody creating %s in /tmp: %s", mine, strerror(errno));
+	if (st.st_uid != NOBODY || st.st_gid != NOBODY)
+		return ktap_fail("nobody's new file is owned by %u:%u", st.st_uid, st.st_gid);
+	if (chmod(mine, 0644) || utimensat(AT_FDCWD, mine, (struct timespec[]){ { 1, 0 }, { 1, 0 } }, 0) ||
+	    !EXPECT_ERR(chown(mine, 0, -1), EPERM) || chown(mine, NOBODY, NOBODY) || unlink(mine))
+		return ktap_fail("nobody changing its own file: %s", strerror(errno));
+	return 1;
+}
+
+static int test_nobody_meets_the_mode_bits(void)
+{
+	int status, ok;
+	pid_t pid;
+
+	if (need_root() != 1)
+		return SKIPPED;
+	if (!make_files())
+		return 0;
+	if ((pid = fork()) == 0)
+		_exit(nobody_checks() ? 0 : 1);
+	ok = pid > 0 && waitpid(pid, &status, 0) == pid && status == 0;
+	/* root passes them all */
+	if (ok && (access(priv, R_OK | W_OK) || open(inner, O_RDONLY) < 0 || chmod(pub, 0640)))
+		ok = ktap_fail("root refused: %s", strerror(errno));
+	remove_files();
+	return ok ? 1 : ktap_fail("%s", "nobody's checks failed (above)");
+}
+
+/* access asks with the real ids, AT_EACCESS with the effective ones. */
+static int test_access_uses_the_real_ids(void)
+{
+	int ok;
+
+	if (need_root() != 1)
+		return SKIPPED;
+	if (!make_files())
+		return 0;
+	ok = setresuid(NOBODY, 0, 0) == 0 && EXPECT_ERR(access(priv, R_OK), EACCES) &&
+	     faccessat(AT_FDCWD, priv, R_OK, AT_EACCESS) == 0 && open(priv, O_RDONLY) >= 0;
+	setresuid(0, 0, 0);
+	remove_files();
+	return ok;
+}
+
+static int test_chown_drops_setuid_and_setgid_dirs_pass_their_group(void)
+{
+	char file[96], sub[96];
+	struct stat st;
+	int fd, ok;
+
+	if (need_root() != 1)
+		return SKIPPED;
+	snprintf(dir, sizeof(dir), "/tmp/muslcred.%d", getpid());
+	snprintf(file, sizeof(file), "%s/f", dir);
+	snprintf(sub, sizeof(sub), "%s/d", dir);
+	umask(0);
+	if (mkdir(dir, 0777) || chown(dir, -1, 50) || chmod(dir, 02777))
+		return ktap_fail("a setgid directory: %s", strerror(errno));
+	ok = (fd = open(file, O_CREAT | O_WRONLY, 06755)) >= 0 && !fstat(fd, &st) && !close(fd) &&
+	     mkdir(sub, 0755) == 0;
+	if (!ok)
+		ok = ktap_fail("creating in it: %s", strerror(errno));
+	else if (st.st_gid != 50 || (st.st_mode & 07777) != 06755)
+		ok = ktap_fail("a new file in a setgid directory of group 50: group %u mode %o", st.st_gid, st.st_mode);
+	else if (stat(sub, &st) || st.st_gid != 50 || !(st.st_mode & S_ISGID))
+		ok = ktap_fail("a new directory in it: group %u mode %o (setgid too, as Linux)", st.st_gid, st.st_mode);
+	else if (chown(file, -1, -1) || stat(file, &st) || (st.st_mode & 07777) != 0755)
+		ok = ktap_fail("root's chown(-1, -1) leaves mode %o, not 0755", st.st_mode & 07777);
+	unlink(file);
+	rmdir(sub);
+	rmdir(dir);
+	return ok;
+}
+
+/* ---- signals ---- */
+
+static int test_nobody_cannot_signal_root(void)
+{
+	union sigval v = { 0 };
+	pid_t root = getppid();		/* the runner, root */
+
+	if (need_root() != 1)
+		return SKIPPED;
+	if (kill(root, 0))
+		return ktap_fail("root's kill(parent, 0): %s", strerror(errno));
+	if (!drop_to_nobody())
+		return 0;
+	return EXPECT_ERR(kill(1, SIGTERM), EPERM) && EXPECT_ERR(kill(root, 0), EPERM) &&
+	       EXPECT_ERR(syscall(SYS_tgkill, root, root, SIGUSR1), EPERM) &&
+	       EXPECT_ERR(syscall(SYS_tkill, 1, 0), EPERM) && EXPECT_ERR(sigqueue(root, SIGUSR1, v), EPERM) &&
+	       kill(getpid(), 0) == 0;
+}
+
+/* ---- limits and the clock ---- */
+
+static int test_nobody_cannot_raise_limits_or_set_the_clock(void)
+{
+	struct rlimit lim, low;
+	struct timespec now;
+	struct timeval tv;
+
+	if (need_root() != 1)
+		return SKIPPED;
+	if (getrlimit(RLIMIT_SIGPENDING, &lim) || !drop_to_nobody())
+		return ktap_fail("getrlimit: %s", strerror(errno));
+	clock_gettime(CLOCK_REALTIME, &now);
+	tv = (struct timeval){ now.tv_sec, 2000000 };
+	if (!EXPECT_ERR(settimeofday(&tv, NULL), EINVAL))	/* checked before the capability, as Linux */
+		return 0;
+	tv.tv_usec = 0;
+	if (!EXPECT_ERR(settimeofday(&tv, NULL), EPERM) || !EXPECT_ERR(clock_settime(CLOCK_REALTIME, &now), EPERM))
+		return 0;
+	low = (struct rlimit){ lim.rlim_cur / 2, lim.rlim_max / 2 };
+	if (setrlimit(RLIMIT_SIGPENDING, &low))
+		return ktap_fail("lowering RLIMIT_SIGPENDING: %s", strerror(errno));
+	if (!EXPECT_ERR(setrlimit(RLIMIT_SIGPENDING, &lim), EPERM) || !EXPECT_ERR(prlimit(1, RLIMIT_SIGPENDING, &low, NULL), EPERM))
+		return 0;
+	low.rlim_cur = 1;
+	return setrlimit(RLIMIT_SIGPENDING, &low) == 0 ? 1 : ktap_fail("the soft limit under the hard: %s", strerror(errno));
+}
+
+/* ---- exec ---- */
+
+/* Run as "muslcred auxv": 0 if the auxiliary vector says ruid 1000, euid 0, AT_SECURE, and root's capabilities are there. */
+static int auxv_check(void)
+{
+	uint64_t eff = 0, prm = 0;
+
+	if (getauxval(AT_UID) != 1000 || getauxval(AT_EUID) != 0 || getauxval(AT_SECURE) != 1)
+		return 1;
+	return caps(&eff, &prm) || eff != bounding_set() ? 2 : 0;
+}
+
+static int test_exec_with_effective_root_is_secure(void)
+{
+	char *argv[] = { "muslcred", "auxv", NULL };
+	int status;
+	pid_t pid;
+
+	if (need_root() != 1)
+		return SKIPPED;
+	if (getauxval(AT_SECURE) || getauxval(AT_UID) || getauxval(AT_EUID))
+		return ktap_fail("root's own start: AT_SECURE %lu AT_UID %lu", getauxval(AT_SECURE), getauxval(AT_UID));
+	if ((pid = fork()) == 0) {
+		if (setresuid(1000, 0, 0) == 0)
+			execv("/proc/self/exe", argv);
+		_exit(3);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || status)
+		return ktap_fail("exec with real uid 1000, effective 0: status %#x (1: auxv, 2: capabilities, 3: exec)",
+				 status);
+	return 1;
+}
+
+/* ---- nice ---- */
+
+static int test_nice_lower_needs_cap_sys_nice(void)
+{
+	pid_t root = getppid();
+
+	if (need_root() != 1)
+		return SKIPPED;
+	errno = 0;
+	if (getpriority(PRIO_PROCESS, 0) != 0 || errno)
+		return ktap_fail("the case starts at nice %d (%s)", getpriority(PRIO_PROCESS, 0), strerror(errno));
+	if (setpriority(PRIO_PROCESS, 0, -5) || getpriority(PRIO_PROCESS, 0) != -5 ||
+	    setpriority(PRIO_PROCESS, 0, 100) || getpriority(PRIO_PROCESS, 0) != 19)
+		return ktap_fail("root's nice -5, then 100 (clamped to 19): %d", getpriority(PRIO_PROCESS, 0));
+	if (setpriority(PRIO_PROCESS, 0, 5) || !EXPECT_ERR(setpriority(3, 0, 0), EINVAL) ||
+	    !EXPECT_ERR(setpriority(PRIO_PROCESS, 0x3fffffff, 0), ESRCH) || !drop_to_nobody())
+		return 0;
+	return setpriority(PRIO_PROCESS, 0, 10) == 0 && getpriority(PRIO_PROCESS, 0) == 10 &&
+	       EXPECT_ERR(setpriority(PRIO_PROCESS, 0, 9), EACCES) &&
+	       EXPECT_ERR(setpriority(PRIO_PROCESS, root, 19), EPERM) && getpriority(PRIO_PROCESS, 0) == 10;
+}
+
 static const struct test tests[] = {
 	{ "root_holds_every_capability", test_root_holds_every_capability },
 	{ "setresuid_sets_each_and_status_shows_them", test_setresuid_sets_each_and_status_shows_them },
@@ -405,9 +661,18 @@ static const struct test tests[] = {
 	{ "capset_never_more_than_held", test_capset_never_more_than_held },
 	{ "no_new_privs_sticks", test_no_new_privs_sticks },
 	{ "fork_inherits_credentials", test_fork_inherits_credentials },
+	{ "nobody_meets_the_mode_bits", test_nobody_meets_the_mode_bits },
+	{ "access_uses_the_real_ids", test_access_uses_the_real_ids },
+	{ "nobody_cannot_signal_root", test_nobody_cannot_signal_root },
+	{ "nobody_cannot_raise_limits_or_set_the_clock", test_nobody_cannot_raise_limits_or_set_the_clock },
+	{ "exec_with_effective_root_is_secure", test_exec_with_effective_root_is_secure },
+	{ "nice_lower_needs_cap_sys_nice", test_nice_lower_needs_cap_sys_nice },
+	{ "chown_drops_setuid_and_setgid_dirs_pass_their_group", test_chown_drops_setuid_and_setgid_dirs_pass_their_group },
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "auxv"))
+		return auxv_check();
 	return run_tests(tests, ARRAY_SIZE(tests));
 }

@@ -153,6 +153,8 @@ const syscall_fn syscall_table[NR_SYSCALLS] = {
 	ENTRY(__NR_sched_getparam, sys_sched_getparam),
 	ENTRY(__NR_sched_setscheduler, sys_sched_setscheduler),
 	ENTRY(__NR_sched_getscheduler, sys_sched_getscheduler),
+	ENTRY(__NR_getpriority, sys_getpriority),
+	ENTRY(__NR_setpriority, sys_setpriority),
 	ENTRY(__NR_sched_get_priority_max, sys_sched_get_priority_max),
 	ENTRY(__NR_sched_get_priority_min, sys_sched_get_priority_min),
 	ENTRY(__NR_sched_setaffinity, sys_sched_setaffinity),
