@@ -168,6 +168,7 @@ static long do_clone(uint64_t flags, uint64_t newsp, int __user *ptid, uint64_t 
 	child->seccomp_mode = parent->seccomp_mode;
 	child->lockless_syscalls = parent->lockless_syscalls;
 	child->personality = parent->personality;
+	cred_copy(&child->cred, &parent->cred);
 	if (flags & CLONE_CHILD_SETTID)
 		put_tid(child->mm, ctid, child->pid);
 	if (flags & CLONE_CHILD_CLEARTID)

@@ -72,6 +72,7 @@ struct process *proc_alloc(void)
 void proc_free(struct process *p)
 {
 	sigqueue_free(&p->sig);
+	cred_release(&p->cred);
 	kstack_free(p);
 	p->state = PROC_UNUSED;
 	p->pid = 0;
@@ -172,6 +173,7 @@ void start_init(void)
 	init_process = p;
 	p->tgid = p->pgid = p->sid = p->pid;
 	p->group_leader = p;
+	cred_init_root(&p->cred);
 	p->files = fdtable_alloc();
 	p->fs = fs_alloc();
 	p->sig.action = sighand_alloc();

@@ -62,9 +62,10 @@ static uint64_t rlimit(unsigned int resource)
 
 /*
  * The old limit, and a new one: only RLIMIT_SIGPENDING may change, each
- * process's own (fork copies it, exec keeps it); every ccos process is
- * root, so its hard limit may rise too. The others are fixed: a new one
- * only if it is the same.
+ * process's own (fork copies it, exec keeps it); its hard limit may rise
+ * with CAP_SYS_RESOURCE only, and another user's process's limits change
+ * only with CAP_SYS_RESOURCE too (Linux's check_prlimit_permission). The
+ * others are fixed: a new one only if it is the same.
  */
 long sys_prlimit64(int pid, unsigned int resource, const struct rlimit64 __user *unew,
 		   struct rlimit64 __user *uold)
@@ -84,6 +85,11 @@ long sys_prlimit64(int pid, unsigned int resource, const struct rlimit64 __user 
 			return -EFAULT;
 		if (want.cur > want.max)
 			return -EINVAL;
+		if (p->tgid != current()->tgid && !capable(CAP_SYS_RESOURCE) &&
+		    (p->cred.uid != current()->cred.uid || p->cred.suid != current()->cred.uid))
+			return -EPERM;
+		if (want.max > lim.max && !capable(CAP_SYS_RESOURCE))
+			return -EPERM;
 		if (resource != RLIMIT_SIGPENDING && (want.cur != lim.cur || want.max != lim.max))
 			return -EPERM;
 		if (resource == RLIMIT_SIGPENDING) {

@@ -1,4 +1,4 @@
-/* Small process system calls: ids, exit, uname, prctl, reboot, getcpu (arch_prctl: arch/x86/fsgs.c). */
+/* Small process system calls: exit, uname, prctl, reboot, getcpu (arch_prctl: arch/x86/fsgs.c). */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
 #include <ccos/errno.h>
@@ -25,19 +25,6 @@ long sys_getppid(void)
 	struct process *parent = current()->parent;
 
 	return parent ? parent->tgid : 0;
-}
-
-/* Everybody is root: there are no other users. */
-long sys_getuid(void) { return 0; }
-long sys_geteuid(void) { return 0; }
-long sys_getgid(void) { return 0; }
-long sys_getegid(void) { return 0; }
-
-/* Root belongs to no supplementary group: the list is empty, whatever its size. */
-long sys_getgroups(int size, unsigned int __user *list)
-{
-	(void)list;
-	return size < 0 ? -EINVAL : 0;
 }
 
 long sys_uname(struct utsname __user *u)
@@ -80,6 +67,11 @@ long sys_reboot(int magic1, int magic2, unsigned int cmd, void __user *arg)
 #define PR_GET_SECCOMP		21
 #define PR_SET_SECCOMP		22
 #define SECCOMP_MODE_STRICT	1
+#define PR_GET_KEEPCAPS		7
+#define PR_SET_KEEPCAPS		8
+#define PR_CAPBSET_READ		23
+#define PR_SET_NO_NEW_PRIVS	38
+#define PR_GET_NO_NEW_PRIVS	39
 
 long sys_prctl(int option, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
@@ -87,8 +79,23 @@ long sys_prctl(int option, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 	char name[16] = { 0 };	/* comm is zero-padded, as Linux's: PR_GET_NAME copies all 16 bytes */
 	long len;
 
-	(void)a3, (void)a4, (void)a5;
 	switch (option) {
+	case PR_GET_KEEPCAPS:
+		return p->cred.keep_caps;
+	case PR_SET_KEEPCAPS:
+		if (a2 > 1)
+			return -EINVAL;
+		p->cred.keep_caps = a2;
+		return 0;
+	case PR_CAPBSET_READ:
+		return a2 > CAP_LAST_CAP ? -EINVAL : !!(p->cred.cap_bset & CAP_BIT(a2));
+	case PR_SET_NO_NEW_PRIVS:	/* once set, for good: exec never grants privileges again */
+		if (a2 != 1 || a3 || a4 || a5)
+			return -EINVAL;
+		p->cred.no_new_privs = true;
+		return 0;
+	case PR_GET_NO_NEW_PRIVS:
+		return a2 || a3 || a4 || a5 ? -EINVAL : p->cred.no_new_privs;
 	case PR_SET_NAME:
 		len = strncpy_from_user(name, (const char __user *)a2, sizeof(name));
 		if (len == -EFAULT)

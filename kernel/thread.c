@@ -245,6 +245,8 @@ static long send_to_thread(int tgid, int tid, int sig, siginfo_t *info)
 		return -EINVAL;
 	if (!p || (tgid >= 0 && tgid != p->tgid))
 		return -ESRCH;
+	if (!kill_permitted(p, sig))
+		return -EPERM;
 	info->si_signo = sig;
 	if (sig && live(p) && !init_protected(p, sig))
 		return MIN(send_signal_thread(p, sig, info), 0);
@@ -253,7 +255,7 @@ static long send_to_thread(int tgid, int tid, int sig, siginfo_t *info)
 
 static long tkill(int tgid, int tid, int sig)
 {
-	siginfo_t info = { .si_code = SI_TKILL, .kill.pid = current()->tgid };
+	siginfo_t info = { .si_code = SI_TKILL, .kill.pid = current()->tgid, .kill.uid = current()->cred.uid };
 
 	return send_to_thread(tgid, tid, sig, &info);
 }

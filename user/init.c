@@ -43,6 +43,7 @@ static const char *const programs[] = {
 	"/bin/muslfutexv",
 	"/bin/muslrobust",
 	"/bin/muslsigqueue",
+	"/bin/muslcred",
 	"/bin/sysabi",
 	"/bin/sysclone",
 	"/bin/sysbusy",
@@ -72,6 +73,7 @@ static const char *const optional[] = {
 	"/bin/muslfutexv",
 	"/bin/muslrobust",
 	"/bin/muslsigqueue",
+	"/bin/muslcred",
 	"/bin/glibctest",
 };
 #define NOT_BUILT	(-ENOENT)

@@ -44,6 +44,9 @@ struct utsname {
 #define S_IFDIR		0040000
 #define S_IFCHR		0020000
 #define S_IFIFO		0010000
+#define S_ISUID		0004000
+#define S_ISGID		0002000
+#define S_ISVTX		0001000
 
 #define O_ACCMODE	03
 #define O_RDONLY	00

@@ -8,6 +8,7 @@
 #include <ccos/signal.h>
 #include <ccos/sched.h>
 #include <ccos/time_types.h>
+#include <ccos/cred.h>
 
 #define NPROC		64
 #define KSTACK_SIZE	(16 * 1024)
@@ -64,6 +65,7 @@ struct process {
 	uint64_t sigpending_cur, sigpending_max;
 	struct process *vfork_parent;	/* woken when this child execs or exits */
 
+	struct cred cred;		/* its ids and capabilities (kernel/cred.c) */
 	struct signal_state sig;
 	int seccomp_mode;
 	const bool *lockless_syscalls;	/* arch/x86/entry/syscall_64.c: none in seccomp mode */
@@ -79,6 +81,7 @@ struct process {
 	/* sched_setscheduler's, kept and reported, not enforced (kernel/sched/policy.c). */
 	int sched_policy, sched_priority;
 	bool sched_reset_on_fork;
+	int nice;			/* setpriority's, -20 to 19 (kernel/sched/nice.c) */
 	int cpu;			/* the CPU it runs or last ran on */
 	const struct module_file *exe;	/* the program, which /proc/self/exe names */
 	struct cputime time;		/* this thread's */

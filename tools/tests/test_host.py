@@ -29,11 +29,11 @@ import shell_session
 PROGRAMS = ["sigfault", "sigframe", "sigmask", "sigstate", "xstate", "mapstest", "musltest", "muslsig",
             "muslthread", "muslgroup", "muslfutex", "muslclose", "muslsmp", "muslseg",
             "musltimer", "muslselect", "muslcpuclock", "muslfutexv", "muslrobust", "muslsigqueue",
-            "timetest", "watchdogtest", "sysabi", "sysclone", "sysbusy", "syslink", "syspath", "systty", "sysfile",
+            "muslcred", "timetest", "watchdogtest", "sysabi", "sysclone", "sysbusy", "syslink", "syspath", "systty", "sysfile",
             "syswait", "sysclock", "sysfsinfo", "timelimits", "syswake", "cowtest", "shmtest", "sysvshm", "futexpi", "futexclock", "sysched",
             "glibctest"]
 MUSL = {"musltest", "muslsig", "muslthread", "muslgroup", "muslfutex", "muslclose", "muslsmp", "muslseg",
-        "musltimer", "muslselect", "muslcpuclock", "muslfutexv", "muslrobust", "muslsigqueue"}
+        "musltimer", "muslselect", "muslcpuclock", "muslfutexv", "muslrobust", "muslsigqueue", "muslcred"}
 LINUX_X86_64 = pytest.mark.skipif(platform.system() != "Linux" or platform.machine() != "x86_64",
                                   reason="the programs are Linux x86-64 programs")
 
