@@ -53,6 +53,8 @@ static const char *const programs[] = {
 	"/bin/timelimits",
 	"/bin/syswake",
 	"/bin/glibctest",
+	"/bin/glibcproc",
+	"/bin/glibclock",
 };
 
 /* Built only where musl-gcc is (user/libc.mk): a skip when missing. */
@@ -72,6 +74,8 @@ static const char *const optional[] = {
 	"/bin/muslrobust",
 	"/bin/muslsigqueue",
 	"/bin/glibctest",
+	"/bin/glibcproc",
+	"/bin/glibclock",
 };
 #define NOT_BUILT	(-ENOENT)
 
