@@ -35,11 +35,12 @@ struct tms {
 #define USER_HZ		100
 
 /*
- * What uname says (docs/conformance.md): the release is the Linux whose
- * system-call ABI ccos implements, so that a program that asks for a
- * version before it uses a call finds it; sysname stays ccos's own.
+ * What uname says (docs/conformance.md): Linux, whose ABI ccos speaks,
+ * and a release that is the Linux whose system calls ccos implements, so
+ * that a program that asks for a version before it uses a call finds it;
+ * "-ccos" at its end tells the two kernels apart.
  */
-#define UTS_SYSNAME	"ccos"
+#define UTS_SYSNAME	"Linux"
 #define UTS_RELEASE	"6.1.0-ccos"
 #define UTS_VERSION	"ccos teaching kernel"
 
