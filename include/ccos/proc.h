@@ -9,7 +9,7 @@
 #include <ccos/sched.h>
 #include <ccos/time_types.h>
 
-#define NPROC		512	/* process and thread slots; a multiple of 64 (kernel/kstack.c) */
+#define NPROC		64	/* process and thread slots; a multiple of 64 (kernel/kstack.c) */
 #define KSTACK_SIZE	(16 * 1024)
 #define STACK_SIZE	(256 * 1024ul)	/* a program's stack, RLIMIT_STACK */
 #define BRK_MAX		(64ul << 20)	/* the heap's limit, RLIMIT_DATA */
