@@ -306,6 +306,10 @@ fuzz: setup-check all
 	$(PYTHON) tools/fuzz $(if $(SEED),--seed $(SEED)) $(if $(CALLS),--calls $(CALLS)) \
 		$(if $(SMP),--smp $(SMP))
 
+# LTP's system-call tests on ccos, from a built LTP tree outside this one (docs/conformance.md).
+ltp: setup-check all
+	$(PYTHON) tools/ltp ccos $(LTP)
+
 setup-check:
 	@tools/setup --check || tools/setup
 
@@ -313,7 +317,7 @@ clean:
 	rm -rf $(BUILD) compile_commands.json
 
 FORCE:
-.PHONY: all user vdso iso boot-files run run-uefi debug test test-course bench attack heatmap fuzz clean setup-check FORCE \
+.PHONY: all user vdso iso boot-files run run-uefi debug test test-course bench attack heatmap fuzz ltp clean setup-check FORCE \
 	labs lab-tree grade handin mutants
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,4 +1,4 @@
-/* /proc files, made at open time: /proc/PID's and meminfo in Linux's format, and ccos's smpstat; cpuinfo, maps, mounts and sys have files of their own. */
+/* /proc files, made at open time: /proc/PID's, stat, loadavg and uptime in Linux's format, and ccos's smpstat; cpuinfo, meminfo, maps, mounts and sys have files of their own. */
 #include <ccos/file.h>
 #include <ccos/proc.h>
 #include <ccos/vm.h>
@@ -13,23 +13,6 @@
 #include <asm/arch.h>
 
 #define SMPSTAT_LINE_MAX 256	/* 63 columns of text, a CPU's number and 7 of at most 20 digits */
-
-/*
- * Linux's first lines of /proc/meminfo: all the frames, and the free ones
- * with the kernel heap's free blocks and the kernel stacks that wait for
- * their flush (mem_free_bytes), so that MemFree comes back exactly once
- * everything taken is given back, however much the heap grew meanwhile.
- */
-static char *meminfo(size_t *len)
-{
-	char *buf = kmalloc(256);
-	size_t free = mem_free_bytes();
-
-	if (buf)
-		*len = snprintf(buf, 256, "MemTotal:       %8lu kB\nMemFree:        %8lu kB\n",
-				(frames_free() + frames_used()) * 4, free / 1024);
-	return buf;
-}
 
 static int live_threads(struct process *p)
 {
@@ -220,6 +203,25 @@ static char *loadavg(size_t *len)
 	return buf;
 }
 
+/* /proc/uptime: seconds since the boot, and the seconds all CPUs spent idle, to a hundredth. */
+static char *uptime(size_t *len)
+{
+	char *buf = kmalloc(64);
+	struct timespec up;
+	uint64_t idle = 0, up_cs;
+	int i;
+
+	do_clock_gettime(1 /* CLOCK_MONOTONIC: ccos never suspends */, &up);
+	for (i = 0; i < nr_cpus; i++)
+		idle += cpus[i].idle_time;
+	up_cs = up.tv_sec * 100 + up.tv_nsec / 10000000;
+	idle /= 10000000;
+	if (buf)
+		*len = snprintf(buf, 64, "%lu.%02lu %lu.%02lu\n", up_cs / 100, up_cs % 100, idle / 100,
+				idle % 100);
+	return buf;
+}
+
 static const struct {
 	const char *path;
 	char *(*generate)(size_t *len);
@@ -227,7 +229,8 @@ static const struct {
 	{ "/proc/cpuinfo", proc_cpuinfo },
 	{ "/proc/loadavg", loadavg },
 	{ "/proc/stat", cpu_stat },
-	{ "/proc/meminfo", meminfo },
+	{ "/proc/meminfo", proc_meminfo },
+	{ "/proc/uptime", uptime },
 	{ "/proc/mounts", proc_mounts },
 	{ "/proc/smpstat", smpstat },
 };

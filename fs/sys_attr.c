@@ -22,6 +22,12 @@ static long fd_node(unsigned int fd, struct tnode **n)
 	return WITH_FILE(fd, f, (*n = tmpfs_node(f)) ? 0 : -EROFS);
 }
 
+/* fchmod and fchown: an O_PATH descriptor names a file but cannot change it (EBADF), as on Linux. */
+static long fd_node_to_change(unsigned int fd, struct tnode **n)
+{
+	return WITH_FILE(fd, f, (f->flags & O_PATH) ? -EBADF : (*n = tmpfs_node(f)) ? 0 : -EROFS);
+}
+
 /*
  * The node of a path from user space (relative to dirfd), or of dirfd
  * itself when upath is NULL; a link's own node with AT_SYMLINK_NOFOLLOW.
@@ -108,7 +114,7 @@ long sys_chmod(const char __user *path, unsigned int mode)
 long sys_fchmod(unsigned int fd, unsigned int mode)
 {
 	struct tnode *n;
-	long err = fd_node(fd, &n);
+	long err = fd_node_to_change(fd, &n);
 
 	if (err)
 		return err;
@@ -144,7 +150,7 @@ long sys_lchown(const char __user *path, unsigned int uid, unsigned int gid)
 long sys_fchown(unsigned int fd, unsigned int uid, unsigned int gid)
 {
 	struct tnode *n;
-	long err = fd_node(fd, &n);
+	long err = fd_node_to_change(fd, &n);
 
 	if (err)
 		return err;

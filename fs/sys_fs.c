@@ -105,15 +105,15 @@ long sys_openat(int dirfd, const char __user *upath, int flags, unsigned int mod
 		err = tmpfs_permission(at.node, open_mask(flags));
 	if (err)
 		return err;
-	/* ccos has no O_PATH descriptors: the flag is kept for place_stat's own opens. */
+	/* An O_PATH descriptor is an open file that names it only: no read, write or change. */
 	if (!(f = open_place(&at, flags & ~O_PATH, &err)))
 		return err;
-	f->flags = flags & (O_ACCMODE | O_APPEND | O_NONBLOCK);
+	f->flags = flags & (O_ACCMODE | O_APPEND | O_NONBLOCK | O_PATH);
 	fd = fd_install(f);
 	if (fd < 0)
 		file_put(f);
 	else if (flags & O_CLOEXEC)
-		current()->files->cloexec |= 1ull << fd;
+		fd_set_cloexec(current()->files, fd, true);
 	return fd;
 }
 

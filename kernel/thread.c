@@ -87,6 +87,7 @@ static void take_leadership(struct process *p, struct process *leader)
 	leader->sig.shared_queued = NULL;
 	p->sigpending_cur = leader->sigpending_cur;	/* the process's limit */
 	p->sigpending_max = leader->sigpending_max;
+	memcpy(p->rlim, leader->rlim, sizeof(p->rlim));
 	memcpy(p->itimer, leader->itimer, sizeof(p->itimer));	/* exec keeps them */
 	p->next_timer_id = leader->next_timer_id;
 	if (init_process == leader)

@@ -55,6 +55,8 @@ static const char *const programs[] = {
 	"/bin/timelimits",
 	"/bin/syswake",
 	"/bin/glibctest",
+	"/bin/glibcproc",
+	"/bin/glibclock",
 };
 
 /* Built only where musl-gcc is (user/libc.mk): a skip when missing. */
@@ -75,6 +77,8 @@ static const char *const optional[] = {
 	"/bin/muslsigqueue",
 	"/bin/muslcred",
 	"/bin/glibctest",
+	"/bin/glibcproc",
+	"/bin/glibclock",
 };
 #define NOT_BUILT	(-ENOENT)
 

@@ -57,6 +57,9 @@
 #define __NR_uname		63
 #define __NR_shmdt		67
 #define __NR_fcntl		72
+#define __NR_flock		73
+#define __NR_fsync		74
+#define __NR_fdatasync		75
 #define __NR_truncate		76
 #define __NR_ftruncate		77
 #define __NR_getcwd		79
@@ -113,6 +116,10 @@
 #define __NR_sigaltstack	131
 #define __NR_mknod		133
 #define __NR_personality	135
+#define __NR_mlock		149
+#define __NR_munlock		150
+#define __NR_mlockall		151
+#define __NR_munlockall		152
 #define __NR_statfs		137
 #define __NR_fstatfs		138
 #define __NR_getpriority	140
@@ -127,6 +134,7 @@
 #define __NR_arch_prctl		158
 #define __NR_adjtimex		159
 #define __NR_setrlimit		160
+#define __NR_sync		162
 #define __NR_settimeofday	164
 #define __NR_reboot		169
 #define __NR_gettid		186
@@ -166,6 +174,7 @@
 #define __NR_set_robust_list	273
 #define __NR_get_robust_list	274
 #define __NR_utimensat		280
+#define __NR_fallocate		285
 #define __NR_dup3		292
 #define __NR_pipe2		293
 #define __NR_preadv		295
@@ -173,11 +182,13 @@
 #define __NR_rt_tgsigqueueinfo	297
 #define __NR_prlimit64		302
 #define __NR_clock_adjtime	305
+#define __NR_syncfs		306
 #define __NR_getcpu		309
 #define __NR_process_vm_readv	310
 #define __NR_process_vm_writev	311
 #define __NR_renameat2		316
 #define __NR_getrandom		318
+#define __NR_mlock2		325
 #define __NR_pkey_mprotect	329
 #define __NR_pkey_alloc		330
 #define __NR_pkey_free		331
