@@ -12,6 +12,21 @@ static void sleep_ms(long ms)
 
 /* ---- the page's bytes ---- */
 
+/*
+ * Lab 4's starting point takes every fault in the page for a call, so
+ * that lab 3's emulation can be graded from xonly's fetch fault: a read
+ * or a write then comes back as an illegal call, si_addr at rip. In a
+ * student tree before lab 4 that is a skip with the reason (lab 4's
+ * grader counts a skip as a failure).
+ */
+#define TAKEN_FOR_A_CALL	"xonly took the access for a call (si_addr at rip): which faults in " \
+				"the page are calls is lab 4's vsyscall_fault, not written yet"
+
+static int taken_for_a_call(const struct probe *p, unsigned long a)
+{
+	return mode == XONLY && p->sig == SIGSEGV && p->addr != a && p->addr == p->rip;
+}
+
 int test_page_readable(void)
 {
 	static const unsigned long where[] = { 0, 0x400, 0x800, 0xc00, 0xfff };
@@ -26,6 +41,8 @@ int test_page_readable(void)
 		unsigned long a = VSYSCALL_ADDR + where[i];
 
 		p = probe((unsigned long)probe_load, a & ~7UL, 0, 0);
+		if (taken_for_a_call(&p, a & ~7UL))
+			return skip(TAKEN_FOR_A_CALL);
 		if (mode == EMULATE || mode == NATIVE) {
 			if (p.sig)
 				return probe_fail(&p, "reading the page", "a readable page");
@@ -56,6 +73,8 @@ int test_page_not_writable(void)
 		unsigned long a = VSYSCALL_ADDR + where[i];
 
 		p = probe((unsigned long)probe_store, a, 0, 0);
+		if (taken_for_a_call(&p, a))
+			return skip(TAKEN_FOR_A_CALL);
 		if (!expect_segv_at(&p, a, "writing the page") || p.err != (PF_USER | PF_WRITE | PF_PROT))
 			return probe_fail(&p, "writing the page", "SIGSEGV, err 0x7 (user, write, protection)");
 	}
