@@ -200,6 +200,10 @@ MKISO = $(PYTHON) tools/mkiso --kernel $(BUILD)/kernel.elf --cmdline "$(CMDLINE)
 	$(foreach m,$(ISO_MODULES),--module $(m)) --module-dir $(BUILD)/bad:/bin/
 
 iso: $(BUILD)/ccos.iso
+
+# What the harness's boots read (each writes its own ISO): the builds of the
+# course kit's trees and of the mutation suite stop here.
+boot-files: $(BUILD)/kernel.elf user $(BUILD)/bad/.stamp
 $(BUILD)/ccos.iso: $(BUILD)/kernel.elf $(USER_PROGS) $(BUILD)/bad/.stamp $(INIT) $(MODULES) tools/mkiso FORCE \
 		  $(if $(BUSYBOX),$(BUILD)/busybox.links)
 	@$(if $(Q),echo "  ISO     $@")
@@ -309,7 +313,7 @@ clean:
 	rm -rf $(BUILD) compile_commands.json
 
 FORCE:
-.PHONY: all user vdso iso run run-uefi debug test test-course bench attack heatmap fuzz clean setup-check FORCE \
+.PHONY: all user vdso iso boot-files run run-uefi debug test test-course bench attack heatmap fuzz clean setup-check FORCE \
 	labs lab-tree grade handin mutants
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

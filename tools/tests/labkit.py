@@ -24,7 +24,7 @@ RESTORED = os.environ.get("CCOS_LABS_RESTORED", "emulate").split()   # the labs 
 
 
 def make(path):
-    r = subprocess.run(["make", "-C", path, "all", "GRUB_TIMEOUT=0"], stdout=subprocess.PIPE,
+    r = subprocess.run(["make", "-C", path, "boot-files"], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True)
     return r.returncode, r.stdout
 
