@@ -155,10 +155,11 @@ def verdict(m, results):
     return True, "%s, caught by %s" % (scores, ", ".join(caught))
 
 
-def run(root, labs, write):
-    """Apply, build and grade every mutant of labs; 0 when each is judged as it must be."""
+def run(root, labs, write, only=()):
+    """Apply, build and grade every mutant of labs (of only, LAB/NAME keys, when given);
+    0 when each is judged as it must be."""
     start = time.monotonic()
-    muts = load(labs)
+    muts = [m for m in load(labs) if not only or m.key in only]
     work = os.path.join(root, "build", "mutants")
     answers = os.path.join(work, "answers")     # every answers file there: only the code is judged
     os.makedirs(answers, exist_ok=True)
