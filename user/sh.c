@@ -404,7 +404,16 @@ int main(int argc, char **argv, char **envp)
 	char line[LINE_MAX];
 	long n;
 
-	(void)argc, (void)argv, (void)envp;
+	(void)envp;
+	if (argc == 3 && !strcmp(argv[1], "-c")) {
+		/* sh -c LINE (su -c CMD USER runs the user's shell so): that line, then exit. */
+		shell_pgrp = getpgrp();
+		n = strlen(argv[2]) < sizeof(line) ? (long)strlen(argv[2]) : (long)sizeof(line) - 1;
+		memcpy(line, argv[2], n);
+		line[n] = '\0';
+		run_line(line);
+		return last_status;
+	}
 	interactive = ioctl(0, TCGETS, (unsigned long)&t) == 0;
 	editing = interactive && ioctl(1, TCGETS, (unsigned long)&t) == 0;
 	if (interactive) {
