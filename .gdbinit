@@ -5,5 +5,8 @@ source tools/gdb/ccos.gdb
 ccos-user init
 python
 import os
-gdb.execute("ccos-connect %d" % int(os.environ.get("GDBPORT") or 26000 + os.getuid() % 5000))
+try:
+    gdb.execute("ccos-connect %d" % int(os.environ.get("GDBPORT") or 26000 + os.getuid() % 5000))
+except gdb.error as e:
+    print("ccos: %s: is `make qemu-gdb` running in another terminal?" % e)
 end

@@ -32,7 +32,7 @@ struct fdtable *fdtable_copy(struct fdtable *t)
 	for (fd = 0; fd < NOFILE; fd++)
 		if (t->fd[fd])
 			copy->fd[fd] = file_get(t->fd[fd]);
-	copy->cloexec = t->cloexec;
+	memcpy(copy->cloexec, t->cloexec, sizeof(copy->cloexec));
 	return copy;
 }
 
@@ -50,8 +50,10 @@ void fdtable_put(struct fdtable *t)
 	if (--t->refs)
 		return;
 	for (fd = 0; fd < NOFILE; fd++)
-		if (t->fd[fd])
+		if (t->fd[fd]) {
+			locks_close(t->fd[fd], t);
 			file_put(t->fd[fd]);
+		}
 	kfree(t);
 }
 

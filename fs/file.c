@@ -86,6 +86,7 @@ void file_put(struct file *f)
 {
 	if (--f->refs)
 		return;
+	locks_release(f);
 	if (f->ops->release)
 		f->ops->release(f);
 	kfree(f->path);
@@ -97,10 +98,10 @@ int fd_install(struct file *f)
 	struct process *p = current();
 	int fd;
 
-	for (fd = 0; fd < NOFILE; fd++) {
+	for (fd = 0; fd < (int)fd_limit(p); fd++) {
 		if (!p->files->fd[fd]) {
 			p->files->fd[fd] = f;
-			p->files->cloexec &= ~(1ull << fd);
+			fd_set_cloexec(p->files, fd, false);
 			return fd;
 		}
 	}

@@ -1,6 +1,7 @@
 /* Path lookup: from /, the working directory or a directory descriptor, a component at a time, following links. */
 #include <ccos/path.h>
 #include <ccos/tmpfs.h>
+#include <ccos/permission.h>
 #include <ccos/file.h>
 #include <ccos/proc.h>
 #include <ccos/abi.h>
@@ -99,10 +100,19 @@ static void place_copy(struct place *to, const struct place *from)
 	strlcpy(to->path, from->path, sizeof(to->path));
 }
 
-/* The entry name of directory dir. Outside /tmp it is a path, which may name nothing. */
+/*
+ * The entry name of directory dir, which the caller must be able to
+ * search (x) in /tmp: every directory a path goes through, and the last
+ * one's too, as Linux's may_lookup. Outside /tmp it is a path, which may
+ * name nothing, and every directory is searchable by all.
+ */
 static long child(const struct place *dir, const char *name, struct place *out)
 {
+	long err;
+
 	if (dir->node) {
+		if ((err = tmpfs_permission(dir->node, MAY_EXEC)))
+			return err;
 		out->node = tmpfs_child(dir->node, name);
 		return out->node ? 0 : -ENOENT;
 	}
@@ -175,7 +185,7 @@ static long walk(struct lookup *nd, char *text, int flags)
 			continue;
 		}
 		if ((err = child(&nd->dir, nd->last, &next)))
-			return last ? 0 : err;
+			return last && err == -ENOENT ? 0 : err;
 		if (!(target = place_link(&next, buf))) {
 			if (last)
 				return 0;

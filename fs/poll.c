@@ -68,7 +68,7 @@ static long do_poll(struct pollfd __user *ufds, unsigned long n, uint64_t deadli
 	struct pollfd *fds;
 	long ready;
 
-	if (n > NOFILE * 4)
+	if (n > NOFILE)		/* Linux: more than RLIMIT_NOFILE is EINVAL */
 		return -EINVAL;
 	fds = kmalloc(n * sizeof(*fds) + 1);
 	if (!fds)

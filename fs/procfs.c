@@ -1,4 +1,4 @@
-/* /proc files, made at open time: /proc/PID's and meminfo in Linux's format, and ccos's smpstat; cpuinfo, maps, mounts and sys have files of their own. */
+/* /proc files, made at open time: /proc/PID's, stat, loadavg and uptime in Linux's format, and ccos's smpstat; cpuinfo, meminfo, maps, mounts and sys have files of their own. */
 #include <ccos/file.h>
 #include <ccos/proc.h>
 #include <ccos/vm.h>
@@ -13,23 +13,6 @@
 #include <asm/arch.h>
 
 #define SMPSTAT_LINE_MAX 256	/* 63 columns of text, a CPU's number and 7 of at most 20 digits */
-
-/*
- * Linux's first lines of /proc/meminfo: all the frames, and the free ones
- * with the kernel heap's free blocks and the kernel stacks that wait for
- * their flush (mem_free_bytes), so that MemFree comes back exactly once
- * everything taken is given back, however much the heap grew meanwhile.
- */
-static char *meminfo(size_t *len)
-{
-	char *buf = kmalloc(256);
-	size_t free = mem_free_bytes();
-
-	if (buf)
-		*len = snprintf(buf, 256, "MemTotal:       %8lu kB\nMemFree:        %8lu kB\n",
-				(frames_free() + frames_used()) * 4, free / 1024);
-	return buf;
-}
 
 static int live_threads(struct process *p)
 {
@@ -51,17 +34,29 @@ static char state_letter(struct process *p)
 /*
  * Some of Linux's lines of /proc/PID/status, for the process (as Linux
  * shows its leader, whichever thread reads): Threads counts the live ones;
- * everyone is root.
+ * Uid and Gid are real, effective, saved and fs; Groups ends in a space,
+ * as Linux's does.
  */
 static char *status(struct process *p, size_t *len)
 {
-	char *buf = kmalloc(256);
+	const struct cred *c = &p->cred;
+	uint32_t i, ngroups = c->groups ? c->groups->n : 0;
+	size_t size = 512 + 11 * ngroups, n;
+	char *buf = kmalloc(size);
 
-	if (buf)
-		*len = snprintf(buf, 256, "Name:\t%s\nState:\t%c\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\n"
-				"Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nThreads:\t%d\n",
-				p->comm, state_letter(p), p->tgid, p->tgid,
-				p->parent ? p->parent->tgid : 0, live_threads(p));
+	if (!buf)
+		return NULL;
+	n = snprintf(buf, size, "Name:\t%s\nState:\t%c\nTgid:\t%d\nPid:\t%d\nPPid:\t%d\n"
+		     "Uid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\nGroups:\t",
+		     p->comm, state_letter(p), p->tgid, p->tgid, p->parent ? p->parent->tgid : 0,
+		     c->uid, c->euid, c->suid, c->fsuid, c->gid, c->egid, c->sgid, c->fsgid);
+	for (i = 0; i < ngroups; i++)
+		n += snprintf(buf + n, size - n, i ? " %u" : "%u", c->groups->gid[i]);
+	n += snprintf(buf + n, size - n, " \nThreads:\t%d\nCapInh:\t%016lx\nCapPrm:\t%016lx\n"
+		      "CapEff:\t%016lx\nCapBnd:\t%016lx\nCapAmb:\t%016lx\nNoNewPrivs:\t%d\n",
+		      live_threads(p), c->cap_inheritable, c->cap_permitted, c->cap_effective,
+		      c->cap_bset, 0ul, c->no_new_privs);
+	*len = n;
 	return buf;
 }
 
@@ -69,8 +64,8 @@ static char *status(struct process *p, size_t *len)
  * /proc/PID/stat: Linux's 52 fields (proc(5)) on one line. The process's
  * CPU time and its reaped children's (fields 14 to 17, clock ticks) are
  * the tick's (kernel/sched/cputime.c); ccos counts no faults, so those are 0, as
- * are the addresses Linux hides from other users; priority 20 and nice 0
- * are every process's.
+ * are the addresses Linux hides from other users; priority is 20 + nice
+ * (setpriority's, kernel/sched/nice.c).
  */
 static char *pid_stat(struct process *p, size_t *len)
 {
@@ -83,12 +78,13 @@ static char *pid_stat(struct process *p, size_t *len)
 	for (v = p->mm ? vma_next(p->mm, 0) : NULL; v; v = vma_next(p->mm, v->end))
 		vsize += v->end - v->start;
 	if (buf)
-		*len = snprintf(buf, 512, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 %lu %lu %lu %lu 20 0 %d 0 0 "
+		*len = snprintf(buf, 512, "%d (%s) %c %d %d %d 0 -1 0 0 0 0 0 %lu %lu %lu %lu %d %d %d 0 0 "
 				"%lu 0 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 %d %d 0 0 0 0 0 "
 				"0 0 0 %lu %lu 0 0 0\n",
 				p->tgid, p->comm, state_letter(p), p->parent ? p->parent->tgid : 0,
 				p->pgid, p->sid, ns_to_clock_t(t.user), ns_to_clock_t(t.sys),
 				ns_to_clock_t(leader->children.user), ns_to_clock_t(leader->children.sys),
+				20 + p->nice, p->nice,
 				live_threads(p), vsize, p->exit_signal, p->cpu,
 				p->mm ? p->mm->arg_start : 0, p->mm ? p->mm->arg_end : 0);
 	return buf;
@@ -207,6 +203,25 @@ static char *loadavg(size_t *len)
 	return buf;
 }
 
+/* /proc/uptime: seconds since the boot, and the seconds all CPUs spent idle, to a hundredth. */
+static char *uptime(size_t *len)
+{
+	char *buf = kmalloc(64);
+	struct timespec up;
+	uint64_t idle = 0, up_cs;
+	int i;
+
+	do_clock_gettime(1 /* CLOCK_MONOTONIC: ccos never suspends */, &up);
+	for (i = 0; i < nr_cpus; i++)
+		idle += cpus[i].idle_time;
+	up_cs = up.tv_sec * 100 + up.tv_nsec / 10000000;
+	idle /= 10000000;
+	if (buf)
+		*len = snprintf(buf, 64, "%lu.%02lu %lu.%02lu\n", up_cs / 100, up_cs % 100, idle / 100,
+				idle % 100);
+	return buf;
+}
+
 static const struct {
 	const char *path;
 	char *(*generate)(size_t *len);
@@ -214,7 +229,8 @@ static const struct {
 	{ "/proc/cpuinfo", proc_cpuinfo },
 	{ "/proc/loadavg", loadavg },
 	{ "/proc/stat", cpu_stat },
-	{ "/proc/meminfo", meminfo },
+	{ "/proc/meminfo", proc_meminfo },
+	{ "/proc/uptime", uptime },
 	{ "/proc/mounts", proc_mounts },
 	{ "/proc/smpstat", smpstat },
 };

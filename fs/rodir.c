@@ -22,8 +22,9 @@ static const struct rodir {
 	{ "/etc", (const char *const[]){ NULL } },
 	{ "/dev", (const char *const[]){ "null", "rtc", "rtc0", "tty", "zero", NULL } },
 	{ "/proc", (const char *const[]){ "cpuinfo", "loadavg", "meminfo", "mounts", "self", "smpstat",
-					  "stat", "sys", NULL } },
-	{ "/proc/sys", (const char *const[]){ "kernel", NULL } },
+					  "stat", "sys", "uptime", NULL } },
+	{ "/proc/sys", (const char *const[]){ "fs", "kernel", NULL } },
+	{ "/proc/sys/fs", proc_sys_fs_names },
 	{ "/proc/sys/kernel", proc_sys_kernel_names },
 }, pid_rodir = { "/proc/PID", (const char *const[]){ NULL } };	/* any process's */
 

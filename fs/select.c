@@ -5,6 +5,7 @@
 #include <ccos/proc.h>
 #include <ccos/errno.h>
 #include <ccos/lib.h>
+#include <ccos/mm.h>
 #include <ccos/time.h>
 #include <ccos/uaccess.h>
 
@@ -57,23 +58,17 @@ static long put_set(uint64_t __user *uset, const uint64_t *set, int nfds)
 	return uset && copy_to_user(uset, set, (nfds + 7) / 8) ? -EFAULT : 0;
 }
 
-static long do_select(int nfds, uint64_t __user *uin, uint64_t __user *uout,
-		      uint64_t __user *uex, uint64_t deadline_ns)
+/* The bitmaps' descriptors as pollfds in fds (n of them), then the wait, then the bitmaps back. */
+static long select_fds(struct pollfd *fds, int nfds, const struct fd_sets *want, uint64_t __user *uin,
+		       uint64_t __user *uout, uint64_t __user *uex, uint64_t deadline_ns)
 {
-	struct fd_sets want, got = { 0 };
-	struct pollfd fds[NOFILE];
+	struct fd_sets got = { 0 };
 	long n = 0, i, ready = 0, err;
 	int fd;
 
-	if (nfds < 0)
-		return -EINVAL;
-	nfds = MIN(nfds, NOFILE);
-	if ((err = get_set(want.in, uin, nfds)) || (err = get_set(want.out, uout, nfds)) ||
-	    (err = get_set(want.ex, uex, nfds)))
-		return err;
 	for (fd = 0; fd < nfds; fd++) {
-		short events = (bit(want.in, fd) ? IN_SET : 0) | (bit(want.out, fd) ? OUT_SET : 0) |
-			       (bit(want.ex, fd) ? EX_SET : 0);
+		short events = (bit(want->in, fd) ? IN_SET : 0) | (bit(want->out, fd) ? OUT_SET : 0) |
+			       (bit(want->ex, fd) ? EX_SET : 0);
 
 		if (!events)
 			continue;
@@ -85,14 +80,34 @@ static long do_select(int nfds, uint64_t __user *uin, uint64_t __user *uout,
 		return err;
 	for (i = 0; i < n; i++) {
 		fd = fds[i].fd;
-		ready += mark(got.in, want.in, fd, fds[i].revents, IN_SET);
-		ready += mark(got.out, want.out, fd, fds[i].revents, OUT_SET);
-		ready += mark(got.ex, want.ex, fd, fds[i].revents, EX_SET);
+		ready += mark(got.in, want->in, fd, fds[i].revents, IN_SET);
+		ready += mark(got.out, want->out, fd, fds[i].revents, OUT_SET);
+		ready += mark(got.ex, want->ex, fd, fds[i].revents, EX_SET);
 	}
 	if ((err = put_set(uin, got.in, nfds)) || (err = put_set(uout, got.out, nfds)) ||
 	    (err = put_set(uex, got.ex, nfds)))
 		return err;
 	return ready;
+}
+
+static long do_select(int nfds, uint64_t __user *uin, uint64_t __user *uout,
+		      uint64_t __user *uex, uint64_t deadline_ns)
+{
+	struct fd_sets want;
+	struct pollfd *fds;
+	long err;
+
+	if (nfds < 0)
+		return -EINVAL;
+	nfds = MIN(nfds, NOFILE);
+	if ((err = get_set(want.in, uin, nfds)) || (err = get_set(want.out, uout, nfds)) ||
+	    (err = get_set(want.ex, uex, nfds)))
+		return err;
+	if (!(fds = kmalloc(nfds * sizeof(*fds) + 1)))	/* 8 KiB at most: not on the stack */
+		return -ENOMEM;
+	err = select_fds(fds, nfds, &want, uin, uout, uex, deadline_ns);
+	kfree(fds);
+	return err;
 }
 
 /* The deadline of a timeout from start (CLOCK_MONOTONIC): never 0 (none), at most KTIME_MAX. */

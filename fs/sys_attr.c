@@ -2,6 +2,7 @@
 #include <ccos/path.h>
 #include <ccos/tmpfs.h>
 #include <ccos/file.h>
+#include <ccos/permission.h>
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
 #include <ccos/abi.h>
@@ -19,6 +20,12 @@
 static long fd_node(unsigned int fd, struct tnode **n)
 {
 	return WITH_FILE(fd, f, (*n = tmpfs_node(f)) ? 0 : -EROFS);
+}
+
+/* fchmod and fchown: an O_PATH descriptor names a file but cannot change it (EBADF), as on Linux. */
+static long fd_node_to_change(unsigned int fd, struct tnode **n)
+{
+	return WITH_FILE(fd, f, (f->flags & O_PATH) ? -EBADF : (*n = tmpfs_node(f)) ? 0 : -EROFS);
 }
 
 /*
@@ -71,6 +78,13 @@ long sys_utimensat(int dirfd, const char __user *upath, const struct timespec __
 		return -EINVAL;
 	if ((err = user_node(dirfd, upath, flags, &n)) < 0)
 		return err;
+	/* As Linux: times of one's choice by the owner only; now by anyone who may write too. */
+	if (!tmpfs_owner(n)) {
+		if (utimes && (ts[0].tv_nsec != UTIME_NOW || ts[1].tv_nsec != UTIME_NOW))
+			return -EPERM;
+		if ((err = tmpfs_permission(n, MAY_WRITE)))
+			return err;
+	}
 	do_clock_gettime(CLOCK_REALTIME, &now);
 	for (i = 0; i < 2; i++)
 		if (!utimes || ts[i].tv_nsec == UTIME_NOW)
@@ -89,8 +103,7 @@ long sys_fchmodat(int dirfd, const char __user *upath, unsigned int mode)
 		return -EFAULT;
 	if ((err = user_node(dirfd, upath, 0, &n)) < 0)
 		return err;
-	tmpfs_chmod(n, mode);
-	return 0;
+	return tmpfs_chmod(n, mode);
 }
 
 long sys_chmod(const char __user *path, unsigned int mode)
@@ -101,12 +114,11 @@ long sys_chmod(const char __user *path, unsigned int mode)
 long sys_fchmod(unsigned int fd, unsigned int mode)
 {
 	struct tnode *n;
-	long err = fd_node(fd, &n);
+	long err = fd_node_to_change(fd, &n);
 
 	if (err)
 		return err;
-	tmpfs_chmod(n, mode);
-	return 0;
+	return tmpfs_chmod(n, mode);
 }
 
 /* With AT_SYMLINK_NOFOLLOW (lchown), a link's own owner. */
@@ -122,8 +134,7 @@ long sys_fchownat(int dirfd, const char __user *upath, unsigned int uid, unsigne
 		return -EFAULT;
 	if ((err = user_node(dirfd, upath, flags, &n)) < 0)
 		return err;
-	tmpfs_chown(n, uid, gid);
-	return 0;
+	return tmpfs_chown(n, uid, gid);
 }
 
 long sys_chown(const char __user *path, unsigned int uid, unsigned int gid)
@@ -139,10 +150,9 @@ long sys_lchown(const char __user *path, unsigned int uid, unsigned int gid)
 long sys_fchown(unsigned int fd, unsigned int uid, unsigned int gid)
 {
 	struct tnode *n;
-	long err = fd_node(fd, &n);
+	long err = fd_node_to_change(fd, &n);
 
 	if (err)
 		return err;
-	tmpfs_chown(n, uid, gid);
-	return 0;
+	return tmpfs_chown(n, uid, gid);
 }

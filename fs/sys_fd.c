@@ -4,6 +4,7 @@
 #include <ccos/proc.h>
 #include <ccos/abi.h>
 #include <ccos/errno.h>
+#include <ccos/lib.h>
 
 #define F_DUPFD		0
 #define F_GETFD		1
@@ -11,28 +12,23 @@
 #define F_GETFL		3
 #define F_SETFL		4
 #define F_DUPFD_CLOEXEC	1030
+#define F_SETPIPE_SZ	1031
+#define F_GETPIPE_SZ	1032
+#define SETFL_FLAGS	(O_APPEND | O_NONBLOCK | O_DIRECT)
 #define FD_CLOEXEC	1
-
-static void set_cloexec(struct process *p, int fd, bool on)
-{
-	if (on)
-		p->files->cloexec |= 1ull << fd;
-	else
-		p->files->cloexec &= ~(1ull << fd);
-}
 
 /* The lowest free descriptor at or above min. */
 static long dup_from(struct file *f, unsigned long min, bool cloexec)
 {
 	struct process *p = current();
-	unsigned int fd;
+	unsigned int fd, limit = fd_limit(p);
 
-	if (min >= NOFILE)
+	if (min >= limit)
 		return -EINVAL;		/* as Linux for a minimum past RLIMIT_NOFILE */
-	for (fd = min; fd < NOFILE; fd++) {
+	for (fd = min; fd < limit; fd++) {
 		if (!p->files->fd[fd]) {
 			p->files->fd[fd] = file_get(f);
-			set_cloexec(p, fd, cloexec);
+			fd_set_cloexec(p->files, fd, cloexec);
 			return fd;
 		}
 	}
@@ -44,29 +40,29 @@ long sys_dup(unsigned int fd)
 	return WITH_FILE(fd, f, dup_from(f, 0, false));
 }
 
-static long dup_to(struct file *f, unsigned int oldfd, unsigned int newfd, int flags)
+static long dup_to(struct file *f, unsigned int newfd, int flags)
 {
 	struct process *p = current();
 	struct file *old;
 
-	if (newfd >= NOFILE)
+	if (newfd >= fd_limit(p))
 		return -EBADF;
-	if (oldfd == newfd)
-		return -EINVAL;
 	/* The new file is in the table before the old one is let go. */
 	old = p->files->fd[newfd];
 	p->files->fd[newfd] = file_get(f);
-	set_cloexec(p, newfd, flags & O_CLOEXEC);
-	if (old)
+	fd_set_cloexec(p->files, newfd, flags & O_CLOEXEC);
+	if (old) {
+		locks_close(old, p->files);
 		file_put(old);
+	}
 	return newfd;
 }
 
 long sys_dup3(unsigned int oldfd, unsigned int newfd, int flags)
 {
-	if (flags & ~O_CLOEXEC)
+	if ((flags & ~O_CLOEXEC) || oldfd == newfd)	/* as Linux: before oldfd is looked at */
 		return -EINVAL;
-	return WITH_FILE(oldfd, f, dup_to(f, oldfd, newfd, flags));
+	return WITH_FILE(oldfd, f, dup_to(f, newfd, flags));
 }
 
 long sys_dup2(unsigned int oldfd, unsigned int newfd)
@@ -85,17 +81,20 @@ static long file_fcntl(struct file *f, unsigned int fd, unsigned int cmd, uint64
 	case F_DUPFD_CLOEXEC:
 		return dup_from(f, arg, cmd == F_DUPFD_CLOEXEC);
 	case F_GETFD:
-		return (p->files->cloexec >> fd) & 1 ? FD_CLOEXEC : 0;
+		return fd_cloexec(p->files, fd) ? FD_CLOEXEC : 0;
 	case F_SETFD:
-		set_cloexec(p, fd, arg & FD_CLOEXEC);
+		fd_set_cloexec(p->files, fd, arg & FD_CLOEXEC);
 		return 0;
 	case F_GETFL:
 		return f->flags;
-	case F_SETFL:		/* as Linux: only these two change; the rest is ignored */
-		f->flags = (f->flags & ~(O_APPEND | O_NONBLOCK)) | (arg & (O_APPEND | O_NONBLOCK));
+	case F_SETFL:		/* as Linux: only these change; the rest is ignored */
+		f->flags = (f->flags & ~SETFL_FLAGS) | (arg & SETFL_FLAGS);
 		return 0;
+	case F_SETPIPE_SZ:
+	case F_GETPIPE_SZ:
+		return pipe_fcntl_size(f, cmd == F_SETPIPE_SZ, arg);
 	}
-	return -EINVAL;
+	return file_lock_fcntl(f, cmd, arg);
 }
 
 long sys_fcntl(unsigned int fd, unsigned int cmd, uint64_t arg)
@@ -111,10 +110,11 @@ void close_on_exec(struct process *p)
 	for (fd = 0; fd < NOFILE; fd++) {
 		struct file *f = p->files->fd[fd];
 
-		if (f && ((p->files->cloexec >> fd) & 1)) {
+		if (f && fd_cloexec(p->files, fd)) {
 			p->files->fd[fd] = NULL;
+			locks_close(f, p->files);
 			file_put(f);
 		}
 	}
-	p->files->cloexec = 0;
+	memset(p->files->cloexec, 0, sizeof(p->files->cloexec));
 }

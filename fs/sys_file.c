@@ -9,7 +9,7 @@
 /* Linux's checks before a transfer, in its order: open for it, able to, and a user buffer. */
 static long rw_check(const struct file *f, const void __user *buf, size_t n, bool write)
 {
-	if (write ? !file_writable(f) : (f->flags & O_ACCMODE) == O_WRONLY)
+	if ((f->flags & O_PATH) || (write ? !file_writable(f) : (f->flags & O_ACCMODE) == O_WRONLY))
 		return -EBADF;
 	if (!write && !f->ops->read)
 		return -EINVAL;
@@ -40,7 +40,11 @@ long sys_write(unsigned int fd, const char __user *buf, size_t n)
 	return WITH_FILE(fd, f, file_write(f, buf, n));
 }
 
-/* readv and writev: one call per iovec, stopping at a short transfer. */
+/*
+ * readv and writev: one call per iovec, stopping at a short transfer.
+ * As Linux, every iovec is checked first: a length that is negative as a
+ * ssize_t is EINVAL, before anything moves.
+ */
 static long do_iov(struct file *f, const struct iovec __user *uiov, unsigned long cnt, bool write)
 {
 	long total = 0;
@@ -48,6 +52,14 @@ static long do_iov(struct file *f, const struct iovec __user *uiov, unsigned lon
 
 	if (cnt > 1024)
 		return -EINVAL;
+	for (i = 0; i < cnt; i++) {
+		struct iovec iov;
+
+		if (copy_from_user(&iov, &uiov[i], sizeof(iov)))
+			return -EFAULT;
+		if ((long)iov.iov_len < 0)
+			return -EINVAL;
+	}
 	for (i = 0; i < cnt; i++) {
 		struct iovec iov;
 		long r;
@@ -155,6 +167,7 @@ long sys_close(unsigned int fd)
 	if (!f)
 		return -EBADF;
 	current()->files->fd[fd] = NULL;
+	locks_close(f, current()->files);
 	file_put(f);
 	return 0;
 }

@@ -1,6 +1,8 @@
 /* The system calls that name files: open, stat, mkdir, unlink, rename, chdir, getcwd; and getdents64. */
 #include <ccos/path.h>
 #include <ccos/tmpfs.h>
+#include <ccos/permission.h>
+#include <ccos/cred.h>
 #include <ccos/file.h>
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
@@ -13,6 +15,7 @@
 
 #define AT_SYMLINK_NOFOLLOW	0x100
 #define AT_REMOVEDIR	0x200
+#define AT_EACCESS	0x200
 #define AT_EMPTY_PATH	0x1000
 #define EXDEV		18
 
@@ -73,6 +76,14 @@ static long create_file(const struct lookup *nd, unsigned int mode, struct place
 			  &at->node);
 }
 
+/* What opening an existing file asks: read, write or both, and write to truncate it. */
+static int open_mask(int flags)
+{
+	static const int acc[4] = { MAY_READ, MAY_WRITE, MAY_READ | MAY_WRITE, MAY_READ | MAY_WRITE };
+
+	return acc[flags & O_ACCMODE] | (flags & O_TRUNC ? MAY_WRITE : 0);
+}
+
 long sys_openat(int dirfd, const char __user *upath, int flags, unsigned int mode)
 {
 	char buf[RO_PATH_MAX];
@@ -90,17 +101,19 @@ long sys_openat(int dirfd, const char __user *upath, int flags, unsigned int mod
 	/* As Linux: O_CREAT | O_EXCL never follows a link and finds the name taken. */
 	else if (!err && (place_link(&at, buf) || (exclusive && at.node)))
 		err = exclusive ? -EEXIST : -ELOOP;
+	else if (!err && at.node && !(flags & O_PATH))
+		err = tmpfs_permission(at.node, open_mask(flags));
 	if (err)
 		return err;
-	/* ccos has no O_PATH descriptors: the flag is kept for place_stat's own opens. */
+	/* An O_PATH descriptor is an open file that names it only: no read, write or change. */
 	if (!(f = open_place(&at, flags & ~O_PATH, &err)))
 		return err;
-	f->flags = flags & (O_ACCMODE | O_APPEND | O_NONBLOCK);
+	f->flags = flags & (O_ACCMODE | O_APPEND | O_NONBLOCK | O_PATH);
 	fd = fd_install(f);
 	if (fd < 0)
 		file_put(f);
 	else if (flags & O_CLOEXEC)
-		current()->files->cloexec |= 1ull << fd;
+		fd_set_cloexec(current()->files, fd, true);
 	return fd;
 }
 
@@ -167,22 +180,48 @@ long sys_lstat(const char __user *path, struct stat __user *st)
 	return sys_newfstatat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
 }
 
-/* As root: F_OK and R_OK if it exists, W_OK only in /tmp, X_OK if any x bit is set. */
-long sys_faccessat(int dirfd, const char __user *upath, int mode)
+/* F_OK if it exists; W_OK EROFS outside /tmp; else the mode bits (fs/permission.c) against the file's owner. */
+static long access_check(int dirfd, const char __user *upath, int mode, int flags)
 {
 	struct place at;
 	struct stat st;
 	long err;
 
-	if (mode & ~7)
-		return -EINVAL;
-	if ((err = lookup(dirfd, upath, LOOKUP_FOLLOW, &at)) < 0 || (err = place_stat(&at, &st)) < 0)
+	if ((err = lookup(dirfd, upath, flags & AT_SYMLINK_NOFOLLOW ? 0 : LOOKUP_FOLLOW, &at)) < 0 ||
+	    (err = place_stat(&at, &st)) < 0)
 		return err;
 	if ((mode & 2) && !at.node)
 		return -EROFS;
-	if ((mode & 1) && !(st.st_mode & 0111))
-		return -EACCES;
-	return 0;
+	return mode ? mode_permission(st.st_mode, st.st_uid, st.st_gid, mode) : 0;
+}
+
+/*
+ * As Linux: access asks with the real ids (root's capabilities if the real
+ * uid is 0, none otherwise), AT_EACCESS with the effective ones: the
+ * check runs under fs ids and capabilities lent for it.
+ */
+static long do_faccessat(int dirfd, const char __user *upath, int mode, int flags)
+{
+	struct cred *c = &current()->cred, saved = *c;
+	long err;
+
+	if (mode & ~7)
+		return -EINVAL;
+	if (!(flags & AT_EACCESS)) {
+		c->fsuid = c->uid;
+		c->fsgid = c->gid;
+		c->cap_effective = c->uid ? 0 : c->cap_permitted;
+	}
+	err = access_check(dirfd, upath, mode, flags);
+	c->fsuid = saved.fsuid;
+	c->fsgid = saved.fsgid;
+	c->cap_effective = saved.cap_effective;
+	return err;
+}
+
+long sys_faccessat(int dirfd, const char __user *upath, int mode)
+{
+	return do_faccessat(dirfd, upath, mode, 0);
 }
 
 long sys_access(const char __user *path, int mode)
@@ -192,7 +231,7 @@ long sys_access(const char __user *path, int mode)
 
 long sys_faccessat2(int dirfd, const char __user *path, int mode, int flags)
 {
-	return flags & ~0x300 ? -EINVAL : sys_faccessat(dirfd, path, mode);
+	return flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW) ? -EINVAL : do_faccessat(dirfd, path, mode, flags);
 }
 
 /*
@@ -330,7 +369,7 @@ long sys_truncate(const char __user *upath, long len)
 		return -EINVAL;
 	if (!at.node)
 		return (err = place_stat(&at, &st)) ? err : -EROFS;
-	return tmpfs_truncate(at.node, len);
+	return tmpfs_permission(at.node, MAY_WRITE) ?: tmpfs_truncate(at.node, len);
 }
 
 static long file_truncate(struct file *f, long len)

@@ -1,6 +1,7 @@
 /* tmpfs, the writable in-memory file system at /tmp: its tree of names, and the calls that change it. */
 #include "tmpfs_node.h"
 #include <ccos/path.h>
+#include <ccos/permission.h>
 #include <ccos/file.h>
 #include <ccos/proc.h>
 #include <ccos/errno.h>
@@ -106,6 +107,7 @@ static long create(struct tnode *dir, const char *name, uint32_t mode, struct tn
 	nodes_used++;
 	memcpy(n->name, name, len + 1);
 	n->mode = mode;
+	tnode_set_owner(n, dir);
 	n->nlink = (mode & S_IFMT) == S_IFDIR ? 2 : 1;
 	n->ino = next_ino++;
 	tnode_touch(n);
@@ -227,17 +229,20 @@ long tmpfs_make(struct tnode *dir, const char *name, uint32_t mode, struct tnode
 		return -ENOENT;
 	if (find_child(dir, name))
 		return -EEXIST;
-	return create(dir, name, mode, n);
+	return may_create(dir) ?: create(dir, name, mode, n);
 }
 
 /* unlink (rmdir false) and rmdir (rmdir true) of name in dir. */
 long tmpfs_remove(struct tnode *dir, const char *name, bool rmdir)
 {
 	struct tnode *entry = dead(dir) ? NULL : find_child(dir, name), *n;
+	long err;
 
 	if (!entry)
 		return -ENOENT;
 	n = named(entry);
+	if ((err = may_delete(dir, n)))
+		return err;
 	if (rmdir && !is_dir(n))
 		return -ENOTDIR;
 	if (!rmdir && is_dir(n))
@@ -273,13 +278,19 @@ long tmpfs_rename(struct tnode *from_dir, const char *from, struct tnode *to_dir
 {
 	struct tnode *n = dead(from_dir) ? NULL : find_child(from_dir, from), *old, *a;
 	char *copy;
+	long err;
 
 	if (!n || dead(to_dir))
 		return -ENOENT;
+	old = find_child(to_dir, to);
+	/* As Linux: away from its name, to its new one; a directory moved changes its own "..". */
+	if ((err = may_delete(from_dir, named(n))) ||
+	    (err = old ? may_delete(to_dir, named(old)) : may_create(to_dir)) ||
+	    (is_dir(n) && from_dir != to_dir && (err = tnode_permission(n, MAY_WRITE))))
+		return err;
 	for (a = to_dir; a; a = a->parent)
 		if (a == n)
 			return -EINVAL;		/* into its own subtree */
-	old = find_child(to_dir, to);
 	if (old && named(old) == named(n))
 		return 0;		/* two names of one node: nothing to do, as POSIX says */
 	if (old && is_dir(n) != is_dir(old))

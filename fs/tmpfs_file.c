@@ -1,6 +1,7 @@
 /* tmpfs: a node's contents: its pages, reads and writes, its times, what stat says, a directory's entries. */
 #include "tmpfs_node.h"
 #include <ccos/file.h>
+#include <ccos/permission.h>
 #include <ccos/errno.h>
 #include <ccos/lib.h>
 #include <ccos/mm.h>
@@ -132,21 +133,31 @@ int tnode_grow(struct tnode *n, uint64_t len)
 	return 0;
 }
 
-/* chmod: the permission bits; the type stays. */
-void tmpfs_chmod(struct tnode *n, uint32_t mode)
+/* chmod: the permission bits, by the owner (fs/permission.c); the type stays. */
+long tmpfs_chmod(struct tnode *n, uint32_t mode)
 {
+	long err = may_chmod(n, &mode);
+
+	if (err)
+		return err;
 	n->mode = (n->mode & S_IFMT) | (mode & 07777);
 	tnode_touch_ctime(n);
+	return 0;
 }
 
-/* chown: a new owner or group; -1 keeps one. Nobody's rights depend on them. */
-void tmpfs_chown(struct tnode *n, uint32_t uid, uint32_t gid)
+/* chown: a new owner or group; -1 keeps one (fs/permission.c says who may). */
+long tmpfs_chown(struct tnode *n, uint32_t uid, uint32_t gid)
 {
+	long err = may_chown(n, uid, gid);
+
+	if (err)
+		return err;
 	if (uid != (uint32_t)-1)
 		n->uid = uid;
 	if (gid != (uint32_t)-1)
 		n->gid = gid;
 	tnode_touch_ctime(n);
+	return 0;
 }
 
 /* utimensat: atime and mtime as given (NULL keeps one); ctime becomes now, as on Linux. */

@@ -25,17 +25,17 @@
  * pairs ending with AT_NULL, then the strings and AT_RANDOM's 16 bytes
  * near the top. rsp is 16-byte aligned.
  */
-static int build_stack(struct mm *mm, uint64_t sp, const struct elf_info *info,
-		       const char *execfn, char *const argv[], int argc, char *const envp[],
+static int build_stack(struct mm *mm, uint64_t sp, const struct elf_info *info, const struct cred *c,
+		       bool secure, const char *execfn, char *const argv[], int argc, char *const envp[],
 		       int envc, uint64_t *rsp)
 {
 	uint64_t ptrs[MAX_ARGS * 2 + 2], *words, at;
 	uint64_t aux[][2] = {
 		{ AT_PHDR, info->phdr }, { AT_PHENT, sizeof(Elf64_Phdr) },
 		{ AT_PHNUM, info->phnum }, { AT_PAGESZ, PAGE_SIZE },
-		{ AT_BASE, 0 }, { AT_ENTRY, info->entry }, { AT_UID, 0 },
-		{ AT_EUID, 0 }, { AT_GID, 0 }, { AT_EGID, 0 }, { AT_CLKTCK, USER_HZ },
-		{ AT_SECURE, 0 }, { AT_RANDOM, 0 }, { AT_EXECFN, 0 },
+		{ AT_BASE, 0 }, { AT_ENTRY, info->entry }, { AT_UID, c->uid },
+		{ AT_EUID, c->euid }, { AT_GID, c->gid }, { AT_EGID, c->egid }, { AT_CLKTCK, USER_HZ },
+		{ AT_SECURE, secure }, { AT_RANDOM, 0 }, { AT_EXECFN, 0 },
 		{ AT_HWCAP2, cpu_has_fsgsbase ? HWCAP2_FSGSBASE : 0 },
 		{ AT_SYSINFO_EHDR, mm->vdso_base }, { AT_MINSIGSTKSZ, sigframe_size_max() },
 		{ AT_NULL, 0 },
@@ -101,6 +101,8 @@ int exec_image(struct process *p, const char *path, char *const argv[], int argc
 	struct elf_info info;
 	struct stat st;
 	struct mm *mm, *old;
+	struct cred cred = p->cred;	/* the same groups: only ids and capabilities change */
+	bool secure = cred_exec(&cred);
 	uint64_t rsp, stack_top = STACK_TOP - aslr_offset(p, ASLR_STACK_BITS);
 	int err, sig;
 
@@ -119,7 +121,7 @@ int exec_image(struct process *p, const char *path, char *const argv[], int argc
 	if (!err)
 		err = map_vdso(mm, aslr_enabled(p));
 	if (!err)
-		err = build_stack(mm, stack_top, &info, m->name, argv, argc, envp, envc, &rsp);
+		err = build_stack(mm, stack_top, &info, &cred, secure, m->name, argv, argc, envp, envc, &rsp);
 	if (err) {
 		mm_release(mm);
 		return err;
@@ -136,6 +138,7 @@ int exec_image(struct process *p, const char *path, char *const argv[], int argc
 		mm_release(mm);
 		return err;
 	}
+	p->cred = cred;
 	exit_robust_list(p);		/* as Linux: the list was the old program's */
 	exit_pi_locks(p);		/* and so were its PI locks */
 	exit_posix_timers(p->tgid);	/* the interval timers stay */

@@ -168,6 +168,7 @@ static long do_clone(uint64_t flags, uint64_t newsp, int __user *ptid, uint64_t 
 	child->seccomp_mode = parent->seccomp_mode;
 	child->lockless_syscalls = parent->lockless_syscalls;
 	child->personality = parent->personality;
+	cred_copy(&child->cred, &parent->cred);
 	if (flags & CLONE_CHILD_SETTID)
 		put_tid(child->mm, ctid, child->pid);
 	if (flags & CLONE_CHILD_CLEARTID)
@@ -177,6 +178,9 @@ static long do_clone(uint64_t flags, uint64_t newsp, int __user *ptid, uint64_t 
 	child->cpus_allowed = parent->cpus_allowed;
 	child->sigpending_cur = parent->group_leader->sigpending_cur;
 	child->sigpending_max = parent->group_leader->sigpending_max;
+	memcpy(child->rlim, parent->group_leader->rlim, sizeof(child->rlim));
+	child->timer_slack_ns = parent->timer_slack_ns;
+	child->tsc_sigsegv = parent->tsc_sigsegv;
 	sched_fork_policy(child, parent);
 	sched_wake(child);
 	if (flags & CLONE_VFORK) {

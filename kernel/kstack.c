@@ -1,6 +1,7 @@
 /* Kernel stacks: one per process slot, above a guard page, and the lazy TLB flush of freed ones. */
 #include <ccos/proc.h>
 #include <ccos/mm.h>
+#include <ccos/lib.h>
 #include <asm/arch.h>
 
 /* Kernel stacks live in their own range, each above an unmapped guard page. */
@@ -24,11 +25,11 @@
  *
  * Lock rule: the kernel lock.
  */
-static uint64_t stale_slots;	/* bit n: slot n's stack is unmapped, not yet flushed */
+static uint64_t stale_slots[NPROC / 64];	/* bit n: slot n's stack is unmapped, not yet flushed */
 static uint64_t stale_frames[KSTACK_LAZY * KSTACK_PAGES];
 static int nr_stale;
 
-_Static_assert(NPROC <= 64, "stale_slots has a bit per process slot");
+_Static_assert(NPROC % 64 == 0, "stale_slots has a bit per process slot");
 
 static uint64_t slot_base(const struct process *p)
 {
@@ -42,7 +43,9 @@ size_t kstack_waiting_frames(void)
 
 bool kstack_ready(const struct process *p)
 {
-	return !(stale_slots & (1ul << (p - proc_table)));
+	size_t n = p - proc_table;
+
+	return !(stale_slots[n / 64] & (1ul << (n % 64)));
 }
 
 bool kstack_map(struct process *p)
@@ -80,7 +83,7 @@ void kstack_purge(void)
 	for (i = 0; i < nr_stale; i++)
 		frame_free(stale_frames[i]);
 	nr_stale = 0;
-	stale_slots = 0;
+	memset(stale_slots, 0, sizeof(stale_slots));
 }
 
 void kstack_free(struct process *p)
@@ -93,7 +96,7 @@ void kstack_free(struct process *p)
 		stale_frames[nr_stale++] = *walk_pte(kernel_pml4, p->kstack + off) & PTE_ADDR;
 		unmap_page(kernel_pml4, p->kstack + off);
 	}
-	stale_slots |= 1ul << (p - proc_table);
+	stale_slots[(p - proc_table) / 64] |= 1ul << ((p - proc_table) % 64);
 }
 
 /* The process whose stack's guard page holds addr (a kernel stack overflow), or NULL. */

@@ -24,6 +24,16 @@ bool init_protected(const struct process *p, int sig)
 	       init_process->sig.action[sig - 1].handler == SIG_DFL;
 }
 
+/*
+ * Who may signal whom, as Linux's check_kill_permission: the same user
+ * (kernel/capability.c's may_signal), or CAP_KILL, or SIGCONT within a
+ * session. Asked for signal 0 too, which only asks.
+ */
+bool kill_permitted(const struct process *p, int sig)
+{
+	return may_signal(p) || (sig == SIGCONT && p->sid == current()->sid);
+}
+
 /* 0, or -EAGAIN: a real-time signal past the receiver's RLIMIT_SIGPENDING. */
 static long send_from_user(struct process *p, int sig, const siginfo_t *info)
 {
@@ -42,8 +52,8 @@ long sys_kill(int pid, int sig)
 {
 	struct process *p, *me = current();
 	struct process *target = pid > 0 ? proc_find(pid) : NULL;	/* a thread names its process */
-	siginfo_t info = { .si_signo = sig, .si_code = SI_USER };
-	int sent = 0;
+	siginfo_t info = { .si_signo = sig, .si_code = SI_USER, .kill.uid = me->cred.uid };
+	int sent = 0, refused = 0;
 
 	if (sig < 0 || sig > NSIG)
 		return -EINVAL;
@@ -61,10 +71,17 @@ long sys_kill(int pid, int sig)
 			continue;
 		if (pid < -1 && p->pgid != -pid)
 			continue;
+		/* As Linux: one refused is EPERM; a group is EPERM if all were; -1 never is. */
+		if (!kill_permitted(p, sig)) {
+			refused++;
+			continue;
+		}
 		send_from_user(p, sig, &info);
 		sent++;
 	}
-	return sent ? 0 : -ESRCH;
+	if (refused && !sent && pid != -1)
+		return -EPERM;
+	return sent || refused ? 0 : -ESRCH;
 }
 
 /* rt_sigqueueinfo: kill of one process with the sender's own siginfo (rt_tgsigqueueinfo's rule). */
@@ -79,6 +96,8 @@ long sys_rt_sigqueueinfo(int pid, int sig, const siginfo_t __user *uinfo)
 		return -EPERM;
 	if (pid <= 0 || !(p = proc_find(pid)) || !alive(p->group_leader))
 		return -ESRCH;
+	if (!kill_permitted(p, sig))
+		return -EPERM;
 	if (sig < 0 || sig > NSIG)
 		return -EINVAL;
 	info.si_signo = sig;

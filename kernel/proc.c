@@ -65,6 +65,8 @@ struct process *proc_alloc(void)
 	p->lockless_syscalls = syscall_lockless;
 	p->cpus_allowed = ~0ul;		/* every CPU, as init's on Linux; fork copies it */
 	p->sigpending_cur = p->sigpending_max = SIGPENDING_DEFAULT;	/* and these */
+	rlimit_init(p);
+	p->timer_slack_ns = TIMER_SLACK_DEFAULT;
 	p->state = PROC_SLEEPING;	/* not runnable until its creator says so */
 	return p;
 }
@@ -72,6 +74,7 @@ struct process *proc_alloc(void)
 void proc_free(struct process *p)
 {
 	sigqueue_free(&p->sig);
+	cred_release(&p->cred);
 	kstack_free(p);
 	p->state = PROC_UNUSED;
 	p->pid = 0;
@@ -93,6 +96,18 @@ struct process *proc_find(int pid)
 	return NULL;
 }
 
+/* Who adopts leader's children: its nearest living ancestor that is a child subreaper, else init. */
+static struct process *find_reaper(struct process *leader)
+{
+	struct process *r;
+	int depth = 0;
+
+	for (r = leader->parent; r && r != init_process && depth++ < NPROC; r = r->parent)
+		if (r->child_subreaper && r->state != PROC_ZOMBIE && r->state != PROC_DEAD)
+			return r;
+	return init_process;
+}
+
 /*
  * A thread ends: its files, actions and memory go at once (the last user
  * of each frees it). While other threads of its process run, a leader
@@ -103,7 +118,7 @@ struct process *proc_find(int pid)
  */
 void proc_exit(int status)
 {
-	struct process *p = current(), *leader = p->group_leader, *c;
+	struct process *p = current(), *leader = p->group_leader, *c, *reaper;
 
 	assert_kernel_locked();		/* held to the end: schedule() takes it over */
 	if (p == init_process) {
@@ -140,12 +155,15 @@ void proc_exit(int status)
 	}
 	if (leader->sid == leader->tgid)
 		tty_disassociate(leader->sid, true);	/* a session leader's end: its session loses the console */
+	reaper = find_reaper(leader);
 	for (c = proc_table; c < proc_table + NPROC; c++) {
 		if (c->parent == leader && c->state != PROC_UNUSED) {
-			c->parent = init_process;	/* orphans go to init, */
+			c->parent = reaper;		/* orphans go to init or a subreaper, */
 			c->exit_signal = SIGCHLD;	/* which waits for them as for its own */
 			if (c->state == PROC_ZOMBIE)
-				wakeup(init_process);
+				wakeup(reaper);
+			else if (c->pdeath_signal)
+				send_signal_thread(c, c->pdeath_signal, NULL);
 		}
 	}
 	exit_posix_timers(leader->tgid);
@@ -172,6 +190,7 @@ void start_init(void)
 	init_process = p;
 	p->tgid = p->pgid = p->sid = p->pid;
 	p->group_leader = p;
+	cred_init_root(&p->cred);
 	p->files = fdtable_alloc();
 	p->fs = fs_alloc();
 	p->sig.action = sighand_alloc();

@@ -4,6 +4,7 @@
 #include <ccos/file.h>
 #include <ccos/mm.h>
 #include <ccos/errno.h>
+#include <ccos/lib.h>
 #include <ccos/time.h>
 #include <ccos/uaccess.h>
 
@@ -34,49 +35,66 @@ long sys_sysinfo(struct sysinfo __user *uinfo)
 	return copy_to_user(uinfo, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
-struct rlimit64 {
-	uint64_t cur, max;
-};
-
 #define RLIM_INFINITY	(~0ul)
 #define RLIMIT_DATA	2
 #define RLIMIT_STACK	3
 #define RLIMIT_CORE	4
 #define RLIMIT_NPROC	6
-#define RLIMIT_NOFILE	7
+#define RLIMIT_MEMLOCK	8
 #define RLIMIT_SIGPENDING	11
-#define RLIM_NLIMITS	16
 
-/* The fixed limits, the same for every process; no limit is infinity. */
-static uint64_t rlimit(unsigned int resource)
+/*
+ * init's limits, which fork copies and exec keeps, as on Linux: where
+ * ccos has a fixed bound (the stack, the heap, the descriptor table) it
+ * is the hard limit, and RLIMIT_NOFILE's soft limit is Linux's 1024;
+ * RLIMIT_MEMLOCK is Linux's 8 MiB, RLIMIT_NPROC the process table;
+ * RLIMIT_CORE's soft 0 is Linux's (ccos writes no core file anyway).
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"	/* the defaults, then the rest */
+static const struct rlimit64 rlimit_defaults[RLIM_NLIMITS] = {
+	[0 ... RLIM_NLIMITS - 1] = { RLIM_INFINITY, RLIM_INFINITY },
+	[RLIMIT_DATA] = { BRK_MAX, BRK_MAX },
+	[RLIMIT_STACK] = { STACK_SIZE, STACK_SIZE },
+	[RLIMIT_CORE] = { 0, RLIM_INFINITY },
+	[RLIMIT_NPROC] = { NPROC, NPROC },
+	[RLIMIT_NOFILE] = { NOFILE, NOFILE },
+	[RLIMIT_MEMLOCK] = { 8 << 20, 8 << 20 },
+	[RLIMIT_SIGPENDING] = { SIGPENDING_DEFAULT, SIGPENDING_DEFAULT },
+};
+#pragma GCC diagnostic pop
+
+void rlimit_init(struct process *p)
 {
-	switch (resource) {
-	case RLIMIT_DATA: return BRK_MAX;
-	case RLIMIT_STACK: return STACK_SIZE;
-	case RLIMIT_CORE: return 0;		/* ccos writes no core files */
-	case RLIMIT_NPROC: return NPROC;
-	case RLIMIT_NOFILE: return NOFILE;
-	}
-	return RLIM_INFINITY;
+	memcpy(p->rlim, rlimit_defaults, sizeof(p->rlim));
+}
+
+/* The limit a process's calls meet: its group's soft limit. */
+uint64_t rlimit(const struct process *p, unsigned int resource)
+{
+	return p->group_leader->rlim[resource].cur;
 }
 
 /*
- * The old limit, and a new one: only RLIMIT_SIGPENDING may change, each
- * process's own (fork copies it, exec keeps it); every ccos process is
- * root, so its hard limit may rise too. The others are fixed: a new one
- * only if it is the same.
+ * The old limit, and a new one, each process's own (fork copies them,
+ * exec keeps them). A hard limit may rise with CAP_SYS_RESOURCE only, and
+ * another user's process's limits change only with CAP_SYS_RESOURCE too
+ * (Linux's check_prlimit_permission); never past a bound ccos has (the
+ * defaults' hard limits where not infinity): EPERM, as Linux's past nr_open.
+ * RLIMIT_SIGPENDING lives beside the signal queue (signal/sigqueue.c).
  */
 long sys_prlimit64(int pid, unsigned int resource, const struct rlimit64 __user *unew,
 		   struct rlimit64 __user *uold)
 {
 	struct process *p = pid ? proc_find(pid) : current();
-	struct rlimit64 lim = { rlimit(resource), rlimit(resource) }, want;
+	struct rlimit64 lim, want;
 
 	if (resource >= RLIM_NLIMITS)
 		return -EINVAL;
 	if (!p)
 		return -ESRCH;
 	p = p->group_leader;
+	lim = p->rlim[resource];
 	if (resource == RLIMIT_SIGPENDING)
 		lim = (struct rlimit64){ p->sigpending_cur, p->sigpending_max };
 	if (unew) {
@@ -84,8 +102,15 @@ long sys_prlimit64(int pid, unsigned int resource, const struct rlimit64 __user 
 			return -EFAULT;
 		if (want.cur > want.max)
 			return -EINVAL;
-		if (resource != RLIMIT_SIGPENDING && (want.cur != lim.cur || want.max != lim.max))
+		if (p->tgid != current()->tgid && !capable(CAP_SYS_RESOURCE) &&
+		    (p->cred.uid != current()->cred.uid || p->cred.suid != current()->cred.uid))
 			return -EPERM;
+		if (want.max > lim.max && !capable(CAP_SYS_RESOURCE))
+			return -EPERM;
+		if (want.max > rlimit_defaults[resource].max && resource != RLIMIT_SIGPENDING &&
+		    resource != RLIMIT_CORE && resource != RLIMIT_MEMLOCK)
+			return -EPERM;
+		p->rlim[resource] = want;
 		if (resource == RLIMIT_SIGPENDING) {
 			p->sigpending_cur = want.cur;
 			p->sigpending_max = want.max;

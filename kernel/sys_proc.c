@@ -1,4 +1,4 @@
-/* Small process system calls: ids, exit, uname, prctl, reboot, getcpu (arch_prctl: arch/x86/fsgs.c). */
+/* Small process system calls: exit, uname, reboot, getcpu (ids: kernel/cred.c; prctl: kernel/prctl.c; arch_prctl: arch/x86/fsgs.c). */
 #include <ccos/syscall.h>
 #include <ccos/proc.h>
 #include <ccos/errno.h>
@@ -27,27 +27,14 @@ long sys_getppid(void)
 	return parent ? parent->tgid : 0;
 }
 
-/* Everybody is root: there are no other users. */
-long sys_getuid(void) { return 0; }
-long sys_geteuid(void) { return 0; }
-long sys_getgid(void) { return 0; }
-long sys_getegid(void) { return 0; }
-
-/* Root belongs to no supplementary group: the list is empty, whatever its size. */
-long sys_getgroups(int size, unsigned int __user *list)
-{
-	(void)list;
-	return size < 0 ? -EINVAL : 0;
-}
-
 long sys_uname(struct utsname __user *u)
 {
 	struct utsname k = { 0 };
 
-	strlcpy(k.sysname, "ccos", sizeof(k.sysname));
+	strlcpy(k.sysname, UTS_SYSNAME, sizeof(k.sysname));
 	strlcpy(k.nodename, "ccos", sizeof(k.nodename));
-	strlcpy(k.release, "3.1.0-ccos", sizeof(k.release));
-	strlcpy(k.version, "ccos teaching kernel", sizeof(k.version));
+	strlcpy(k.release, UTS_RELEASE, sizeof(k.release));
+	strlcpy(k.version, UTS_VERSION, sizeof(k.version));
 	strlcpy(k.machine, "x86_64", sizeof(k.machine));
 	strlcpy(k.domainname, "(none)", sizeof(k.domainname));
 	return copy_to_user(u, &k, sizeof(k)) ? -EFAULT : 0;
@@ -73,41 +60,6 @@ long sys_reboot(int magic1, int magic2, unsigned int cmd, void __user *arg)
 		return -EINVAL;
 	printk("ccos: reboot(POWER_OFF) from %s[%d]\n", current()->comm, current()->pid);
 	power_off(0);
-}
-
-#define PR_SET_NAME		15
-#define PR_GET_NAME		16
-#define PR_GET_SECCOMP		21
-#define PR_SET_SECCOMP		22
-#define SECCOMP_MODE_STRICT	1
-
-long sys_prctl(int option, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
-{
-	struct process *p = current();
-	char name[16] = { 0 };	/* comm is zero-padded, as Linux's: PR_GET_NAME copies all 16 bytes */
-	long len;
-
-	(void)a3, (void)a4, (void)a5;
-	switch (option) {
-	case PR_SET_NAME:
-		len = strncpy_from_user(name, (const char __user *)a2, sizeof(name));
-		if (len == -EFAULT)
-			return -EFAULT;
-		name[sizeof(name) - 1] = '\0';
-		memcpy(p->comm, name, sizeof(name));
-		return 0;
-	case PR_GET_NAME:
-		return copy_to_user((void __user *)a2, p->comm, sizeof(p->comm)) ? -EFAULT : 0;
-	case PR_GET_SECCOMP:
-		return p->seccomp_mode;
-	case PR_SET_SECCOMP:
-		if (a2 != SECCOMP_MODE_STRICT)
-			return -EINVAL;
-		p->seccomp_mode = SECCOMP_MODE_STRICT;
-		p->lockless_syscalls = syscall_lockless_none;
-		return 0;
-	}
-	return -EINVAL;
 }
 
 /*

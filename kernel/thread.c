@@ -87,6 +87,7 @@ static void take_leadership(struct process *p, struct process *leader)
 	leader->sig.shared_queued = NULL;
 	p->sigpending_cur = leader->sigpending_cur;	/* the process's limit */
 	p->sigpending_max = leader->sigpending_max;
+	memcpy(p->rlim, leader->rlim, sizeof(p->rlim));
 	memcpy(p->itimer, leader->itimer, sizeof(p->itimer));	/* exec keeps them */
 	p->next_timer_id = leader->next_timer_id;
 	if (init_process == leader)
@@ -245,6 +246,8 @@ static long send_to_thread(int tgid, int tid, int sig, siginfo_t *info)
 		return -EINVAL;
 	if (!p || (tgid >= 0 && tgid != p->tgid))
 		return -ESRCH;
+	if (!kill_permitted(p, sig))
+		return -EPERM;
 	info->si_signo = sig;
 	if (sig && live(p) && !init_protected(p, sig))
 		return MIN(send_signal_thread(p, sig, info), 0);
@@ -253,7 +256,7 @@ static long send_to_thread(int tgid, int tid, int sig, siginfo_t *info)
 
 static long tkill(int tgid, int tid, int sig)
 {
-	siginfo_t info = { .si_code = SI_TKILL, .kill.pid = current()->tgid };
+	siginfo_t info = { .si_code = SI_TKILL, .kill.pid = current()->tgid, .kill.uid = current()->cred.uid };
 
 	return send_to_thread(tgid, tid, sig, &info);
 }

@@ -111,7 +111,12 @@ long sys_mmap(uint64_t addr, uint64_t len, long prot, long flags, long fd, long 
 	long type = flags & MAP_TYPE;
 	int err;
 
-	if (!len || off % PAGE_SIZE)
+	if (off % PAGE_SIZE)
+		return -EINVAL;
+	/* As Linux: the file is looked up first, a descriptor not open is EBADF. */
+	if (!(flags & MAP_ANONYMOUS) && WITH_FILE(fd, f, 0) == -EBADF)
+		return -EBADF;
+	if (!len)
 		return -EINVAL;
 	if (type != MAP_PRIVATE && type != MAP_SHARED && type != MAP_SHARED_VALIDATE)
 		return -EINVAL;
@@ -253,6 +258,8 @@ long sys_process_vm_writev(int pid, const struct iovec __user *local, unsigned l
 }
 
 #define MADV_DONTNEED	4
+#define MADV_WIPEONFORK	18
+#define MADV_KEEPONFORK	19
 
 /* Every page of [addr, end) is in an area (else -ENOMEM). */
 static long madvise_range_ok(struct mm *mm, uint64_t addr, uint64_t end)
@@ -287,6 +294,8 @@ long sys_madvise(uint64_t addr, size_t len, int advice)
 	if (addr % PAGE_SIZE || end < addr || end > USER_TOP || advice < 0)
 		return -EINVAL;
 	err = madvise_range_ok(mm, addr, end);
+	if (!err && (advice == MADV_WIPEONFORK || advice == MADV_KEEPONFORK))
+		return mm_wipe_on_fork(mm, addr, end, advice == MADV_WIPEONFORK);
 	if (err || advice != MADV_DONTNEED)
 		return err;
 	for_each_vma_in(v, mm, addr, end) {

@@ -258,6 +258,28 @@ int mm_protect(struct mm *mm, uint64_t start, uint64_t len, int prot)
 	return 0;
 }
 
+/*
+ * MADV_WIPEONFORK (on) and MADV_KEEPONFORK: a fork's child gets [start,
+ * end) as new memory, zeros at its first touch, instead of the parent's
+ * pages. Only private anonymous memory may be wiped (EINVAL), as on Linux.
+ */
+int mm_wipe_on_fork(struct mm *mm, uint64_t start, uint64_t end, bool on)
+{
+	struct vma *v;
+
+	for_each_vma_in(v, mm, start, end)
+		if (on && (v->shared || v->shmem || v->cow || v->file_end))
+			return -EINVAL;
+	for_each_vma_in(v, mm, start, end) {
+		if (v->wipe_on_fork == on)
+			continue;
+		if (!(v = isolate(mm, v, MAX(v->start, start), MIN(v->end, end))))
+			return -ENOMEM;
+		v->wipe_on_fork = on;
+	}
+	return 0;
+}
+
 /* The highest free range of len bytes below the mmap base, or 0. */
 uint64_t mm_find_gap(struct mm *mm, uint64_t len)
 {
@@ -299,7 +321,7 @@ struct mm *mm_copy(struct mm *old)
 		*n = *v;
 		shmem_vma_open(n);
 		vma_insert(mm, n);
-		if (copy_pages(mm, old, v))
+		if (!v->wipe_on_fork && copy_pages(mm, old, v))
 			goto fail;
 		irq_window();
 	}

@@ -1,7 +1,8 @@
 /* init: the first user process; starts the shell, or runs each test program and reports KTAP. */
 #include "ktap.h"
 
-/* The programs init runs when its one argument is `test` (the test boots give it). */
+/* The programs init runs when its one argument is `test` (the test boots give it);
+ * `test PROG...` runs the programs named instead. */
 static const char *const programs[] = {
 	"/bin/sysmisc",
 	"/bin/sysproc",
@@ -42,6 +43,7 @@ static const char *const programs[] = {
 	"/bin/muslfutexv",
 	"/bin/muslrobust",
 	"/bin/muslsigqueue",
+	"/bin/muslcred",
 	"/bin/sysabi",
 	"/bin/sysclone",
 	"/bin/sysbusy",
@@ -53,6 +55,8 @@ static const char *const programs[] = {
 	"/bin/timelimits",
 	"/bin/syswake",
 	"/bin/glibctest",
+	"/bin/glibcproc",
+	"/bin/glibclock",
 };
 
 /* Built only where musl-gcc is (user/libc.mk): a skip when missing. */
@@ -71,7 +75,10 @@ static const char *const optional[] = {
 	"/bin/muslfutexv",
 	"/bin/muslrobust",
 	"/bin/muslsigqueue",
+	"/bin/muslcred",
 	"/bin/glibctest",
+	"/bin/glibcproc",
+	"/bin/glibclock",
 };
 #define NOT_BUILT	(-ENOENT)
 
@@ -138,8 +145,10 @@ static void report(const char *name, int status)
 int main(int argc, char **argv, char **envp)
 {
 	char *args[2] = { NULL, NULL };
+	const char *const *list = programs;
+	int n = ARRAY_SIZE(programs);
 	int status[ARRAY_SIZE(programs)];
-	int i, n = ARRAY_SIZE(programs);
+	int i;
 
 	printf("ccos init: hello from ring 3\n");
 	if (argc == 1) {
@@ -149,19 +158,24 @@ int main(int argc, char **argv, char **envp)
 		return status[0] < 0 ? 1 : WIFSIGNALED(status[0]) ? 128 + WTERMSIG(status[0]) :
 		       WEXITSTATUS(status[0]);
 	}
-	if (argc > 2 || strcmp(argv[1], "test")) {
+	if (strcmp(argv[1], "test")) {
 		/* init=/bin/init -- /bin/foo ARGS: run only that program */
 		status[0] = run(argv + 1, envp);
 		ktap_plan(1);
 		report(argv[1], status[0]);
 		return ktap_done();
 	}
+	if (argc > 2) {
+		/* -- test /bin/a /bin/b: those programs, one after the other */
+		list = (const char *const *)argv + 2;
+		n = argc - 2 < n ? argc - 2 : n;
+	}
 	for (i = 0; i < n; i++) {
-		args[0] = (char *)programs[i];
-		status[i] = not_built(programs[i]) ? NOT_BUILT : run(args, envp);
+		args[0] = (char *)list[i];
+		status[i] = not_built(list[i]) ? NOT_BUILT : run(args, envp);
 	}
 	ktap_plan(n);
 	for (i = 0; i < n; i++)
-		report(programs[i], status[i]);
+		report(list[i], status[i]);
 	return ktap_done();
 }

@@ -1,5 +1,7 @@
 /* labcheck: the course labs' ring-3 checks (docs/labs/), then the programs named on its command line. */
 #include "labcheck/labcheck.h"
+#include "sigmask/sigmask.h"
+#include "sigstate/sigstate.h"
 #include "vdsoutil.h"
 
 #define GP_VECTOR	13
@@ -240,6 +242,11 @@ static const struct test checks[] = {
 	{ "syscall_six_arguments", test_syscall_six_args },
 	{ "syscall_registers_as_the_abi_says", test_syscall_registers },
 	{ "syscall_direction_flag_masked_and_kept", test_syscall_flags },
+	/* lab 0's code as the project's own tests exercise it (sigstate, sigmask) */
+	{ "syscall_with_tf_set_traps_after_it", test_syscall_with_tf },
+	{ "syscall_from_32bit_mode", test_compat_syscall },
+	{ "seccomp_strict_allows_four", test_seccomp_allows },
+	{ "seccomp_strict_kills_others", test_seccomp_kills },
 	{ "fixmap_vvar_readable_jiffies_advance", test_vvar_readable },
 	{ "fixmap_vvar_not_writable", test_vvar_not_writable },
 	{ "fixmap_vvar_not_executable", test_vvar_not_executable },

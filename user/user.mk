@@ -24,9 +24,10 @@ SH_OBJS := $(call parts,sh)
 SIGFRAME_OBJS := $(call parts,sigframe)
 XSTATE_OBJS := $(call parts,xstate)
 SIGSTATE_OBJS := $(call parts,sigstate)
+SIGMASK_OBJS := $(call parts,sigmask)
 SHMTEST_OBJS := $(call parts,shmtest)
 PART_OBJS := $(VSYSCALLTEST_OBJS) $(MAPSTEST_OBJS) $(LABCHECK_OBJS) $(FUZZ_OBJS) $(SH_OBJS) \
-	     $(SIGFRAME_OBJS) $(XSTATE_OBJS) $(SIGSTATE_OBJS) $(SHMTEST_OBJS)
+	     $(SIGFRAME_OBJS) $(XSTATE_OBJS) $(SIGSTATE_OBJS) $(SIGMASK_OBJS) $(SHMTEST_OBJS)
 
 $(BUILD)/user/%.o: user/%.c
 	@mkdir -p $(dir $@)
@@ -47,12 +48,14 @@ $(BUILD)/user/%.elf: $(BUILD)/user/%.o $(USER_LIB_OBJS) linker/user.ld
 
 $(BUILD)/user/vsyscalltest.elf: $(VSYSCALLTEST_OBJS)
 $(BUILD)/user/mapstest.elf: $(MAPSTEST_OBJS)
-$(BUILD)/user/labcheck.elf: $(LABCHECK_OBJS)
+# labcheck runs lab 0's cases of sigstate (32-bit SYSCALL) and sigmask (strict seccomp) too.
+$(BUILD)/user/labcheck.elf: $(LABCHECK_OBJS) $(SIGSTATE_OBJS) $(SIGMASK_OBJS)
 $(BUILD)/user/sh.elf: $(SH_OBJS)
 $(BUILD)/user/fuzz.elf: $(FUZZ_OBJS)
 $(BUILD)/user/sigframe.elf: $(SIGFRAME_OBJS)
 $(BUILD)/user/xstate.elf: $(XSTATE_OBJS)
 $(BUILD)/user/sigstate.elf: $(SIGSTATE_OBJS)
+$(BUILD)/user/sigmask.elf: $(SIGMASK_OBJS)
 $(BUILD)/user/shmtest.elf: $(SHMTEST_OBJS)
 
 .SECONDARY: $(USER_PROGS:.elf=.o) $(USER_LIB_OBJS) $(PART_OBJS)

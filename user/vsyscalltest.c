@@ -293,28 +293,59 @@ static int test_getcpu_tcache(void)
 
 /* ---- seccomp ---- */
 
+/*
+ * Strict seccomp refuses an emulated call before it runs (Linux's
+ * emulate_vsyscall asks secure_computing before the call): SIGKILL with
+ * nothing written, even into a MAP_SHARED page the parent reads after,
+ * and SIGKILL, not the bad pointer's SIGSEGV, for an output on a page
+ * nobody mapped (the emulated modes; native code is not the emulation).
+ */
+#define SECCOMP_FILL	0x5a
+
 static int seccomp_child(void *arg)
 {
 	(void)arg;
 	sigaction(SIGSEGV, NULL, 0);
 	prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT, 0, 0, 0);
-	vtime(NULL);
+	if (arg)
+		vgettimeofday(arg, NULL);
+	else
+		vtime(NULL);
 	syscall1(__NR_exit, 0);		/* exit is one of strict mode's four */
 	return 1;
 }
 
-static int test_seccomp(void)
+static int seccomp_case(void *out, int want_sig, const char *what)
 {
-	int status = run_in_child(seccomp_child, NULL);
-	int want_sig = mode == NATIVE ? 0 : mode == NONE ? SIGSEGV : SIGKILL;
+	int status = run_in_child(seccomp_child, out);
 
 	if (want_sig == 0 && status == 0)
 		return 1;
 	if (want_sig && WIFSIGNALED(status) && WTERMSIG(status) == want_sig)
 		return 1;
-	return ktap_fail("wait status %#x, expected %s", status,
-			 want_sig == 0 ? "exit 0 (native time() makes no system call)"
+	return ktap_fail("%s: wait status %#x, expected %s", what, status,
+			 want_sig == 0 ? "exit 0 (native code makes no system call)"
 				       : want_sig == SIGKILL ? "killed by SIGKILL" : "killed by SIGSEGV");
+}
+
+static int test_seccomp(void)
+{
+	int want_sig = mode == NATIVE ? 0 : mode == NONE ? SIGSEGV : SIGKILL;
+	char *shared = mmap(NULL, 2 * PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int ok;
+
+	if (IS_ERR_VALUE(shared))
+		return ktap_fail("mmap MAP_SHARED failed");
+	munmap(shared + PAGE_SIZE, PAGE_SIZE);
+	memset(shared, SECCOMP_FILL, PAGE_SIZE);
+	/* Native gettimeofday makes the system call when the clock is not published (before lab 5). */
+	ok = seccomp_case(NULL, want_sig, "time") &&
+	     (!emulated() || (seccomp_case(shared, want_sig, "gettimeofday into a shared page") &&
+			      seccomp_case(shared + PAGE_SIZE, want_sig, "gettimeofday into a page nobody mapped")));
+	if (ok && emulated() && !all_bytes(shared, PAGE_SIZE, SECCOMP_FILL))
+		ok = ktap_fail("strict seccomp: the emulated gettimeofday wrote its outputs before SIGKILL");
+	munmap(shared, PAGE_SIZE);
+	return ok;
 }
 
 /* ---- single-stepping, and none's fetch faults ---- */
@@ -400,7 +431,8 @@ static const struct {
 	{ "getcpu_matches_syscall", test_getcpu, 1 },
 	{ "getcpu_tcache", test_getcpu_tcache, 1 },
 	{ "getcpu_pinned_to_every_cpu", test_getcpu_pinned, 1 },
-	/* Then the first warnings of the run, in a fresh rate-limit window. */
+	/* Then the first warnings of the run, in a fresh rate-limit window (a write warns none). */
+	{ "page_not_writable", test_page_not_writable, 0 },
 	{ "warning_formats", test_warning_formats, 0 },
 	{ "illegal_int_0xcc_burst", test_illegal_int_burst, 0 },
 	{ "own_int_0xcc_kills_with_sigsegv", test_own_int_kills, 0 },

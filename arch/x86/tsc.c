@@ -1,5 +1,6 @@
 /* The TSC: its features, its frequency measured against the HPET or the PIT (lab 5), and its clocksource. */
 #include <ccos/clock.h>
+#include <ccos/proc.h>
 #include <asm/vgtod.h>
 #include <ccos/printk.h>
 #include <asm/x86.h>
@@ -200,4 +201,17 @@ void tsc_init(void)
 	printk("tsc: %lu.%03lu MHz (calibrated against the %s), invariant %s, rdtscp %s\n",
 	       tsc_khz / 1000, tsc_khz % 1000, by_hpet ? "HPET" : "PIT channel 2",
 	       tsc_invariant ? "yes" : "no", tsc_rdtscp ? "yes" : "no");
+}
+
+/*
+ * prctl(PR_SET_TSC): CR4.TSD set makes RDTSC and RDTSCP at CPL > 0 raise
+ * #GP (SDM Vol. 3 §2.5), hence SIGSEGV, for the thread that asked; the
+ * scheduler loads each thread's choice as it runs it.
+ */
+void tsc_access_load(const struct process *p)
+{
+	uint64_t cr4 = read_cr4();
+
+	if (!!(cr4 & CR4_TSD) != p->tsc_sigsegv)
+		write_cr4(cr4 ^ CR4_TSD);
 }

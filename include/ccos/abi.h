@@ -34,6 +34,16 @@ struct tms {
 };
 #define USER_HZ		100
 
+/*
+ * What uname says (docs/conformance.md): Linux, whose ABI ccos speaks,
+ * and a release that is the Linux whose system calls ccos implements, so
+ * that a program that asks for a version before it uses a call finds it;
+ * "-ccos" at its end tells the two kernels apart.
+ */
+#define UTS_SYSNAME	"Linux"
+#define UTS_RELEASE	"6.1.0-ccos"
+#define UTS_VERSION	"ccos teaching kernel"
+
 struct utsname {
 	char sysname[65], nodename[65], release[65], version[65], machine[65], domainname[65];
 };
@@ -44,6 +54,9 @@ struct utsname {
 #define S_IFDIR		0040000
 #define S_IFCHR		0020000
 #define S_IFIFO		0010000
+#define S_ISUID		0004000
+#define S_ISGID		0002000
+#define S_ISVTX		0001000
 
 #define O_ACCMODE	03
 #define O_RDONLY	00
@@ -54,6 +67,7 @@ struct utsname {
 #define O_TRUNC		01000
 #define O_APPEND	02000
 #define O_NONBLOCK	04000
+#define O_DIRECT	040000
 #define O_DIRECTORY	0200000
 #define O_NOFOLLOW	0400000
 #define O_CLOEXEC	02000000

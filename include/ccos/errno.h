@@ -25,6 +25,7 @@
 #define ENFILE		23	/* file table overflow */
 #define EMFILE		24	/* too many open files */
 #define ENOTTY		25	/* not a typewriter */
+#define EFBIG		27	/* file too large */
 #define ENOSPC		28	/* no space left on device */
 #define ESPIPE		29	/* illegal seek */
 #define EROFS		30	/* read-only file system */

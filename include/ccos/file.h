@@ -82,15 +82,20 @@ struct process *procfs_process(const char *path, const char **rest);	/* of /proc
 int procfs_pid_at(uint64_t i);		/* the i-th process of /proc, or 0 */
 const char *procfs_pid_file_at(uint64_t i);	/* the i-th name in /proc/PID, or NULL */
 char *proc_cpuinfo(size_t *len);	/* fs/proc_cpuinfo.c */
+char *proc_meminfo(size_t *len);	/* fs/proc_meminfo.c */
 char *proc_maps(struct process *p, size_t *len);	/* fs/proc_maps.c */
 char *proc_smaps(struct process *p, size_t *len);
 char *proc_smaps_rollup(struct process *p, size_t *len);
 char *proc_mounts(size_t *len);		/* fs/statfs.c */
 long proc_sys_generate(const char *path, char **text, size_t *len);	/* fs/proc_sys.c */
 extern const char *const proc_sys_kernel_names[];
+extern const char *const proc_sys_fs_names[];
 
 /* /tmp's FIFOs (fs/pipe.c): open a node's pipe (fstat shows ino), made at the first open; forget the node. */
+#define PIPE_BUF	4096		/* a write of at most this much goes in whole */
+#define PIPE_MAX_SIZE	(1024 * 1024ul)	/* /proc/sys/fs/pipe-max-size */
 struct pipe;
+long pipe_fcntl_size(struct file *f, bool set, uint64_t arg);	/* F_GETPIPE_SZ, F_SETPIPE_SZ */
 struct file *fifo_open(struct pipe **slot, uint64_t ino, int flags, long *err);
 void fifo_orphan(struct pipe *pp);
 
@@ -98,14 +103,35 @@ void fifo_orphan(struct pipe *pp);
 struct file *dev_open(const char *path, long *err);
 struct file *rtc_open(void);	/* /dev/rtc0 (drivers/char/rtc.c) */
 
-#define NOFILE		32	/* descriptors a process may have open */
+#define NOFILE		1024	/* descriptors a process may have open: Linux's RLIMIT_NOFILE soft limit */
 
 /* A process's descriptors: one table shared by its threads (CLONE_FILES), copied by fork. */
 struct fdtable {
 	int refs;
-	uint64_t cloexec;		/* bit fd: close fd at exec (FD_CLOEXEC) */
+	uint64_t cloexec[NOFILE / 64];	/* bit fd: close fd at exec (FD_CLOEXEC) */
 	struct file *fd[NOFILE];
 };
+
+/* The descriptors p may open: RLIMIT_NOFILE's soft limit, within the table. */
+#define fd_limit(p)	((unsigned int)MIN(rlimit((p), RLIMIT_NOFILE), (uint64_t)NOFILE))
+
+static inline bool fd_cloexec(const struct fdtable *t, unsigned int fd)
+{
+	return t->cloexec[fd / 64] >> (fd % 64) & 1;
+}
+
+static inline void fd_set_cloexec(struct fdtable *t, unsigned int fd, bool on)
+{
+	if (on)
+		t->cloexec[fd / 64] |= 1ull << (fd % 64);
+	else
+		t->cloexec[fd / 64] &= ~(1ull << (fd % 64));
+}
+
+/* fs/lock.c: record locks, OFD locks and flock */
+long file_lock_fcntl(struct file *f, unsigned int cmd, uint64_t arg);
+void locks_close(struct file *f, const struct fdtable *t);	/* a descriptor of f closes */
+void locks_release(struct file *f);				/* f's last reference goes */
 
 /* fs/fdtable.c */
 struct fdtable *fdtable_alloc(void);

@@ -8,15 +8,25 @@
 #include <ccos/signal.h>
 #include <ccos/sched.h>
 #include <ccos/time_types.h>
+#include <ccos/cred.h>
 
-#define NPROC		64
+#define NPROC		64	/* process and thread slots; a multiple of 64 (kernel/kstack.c) */
 #define KSTACK_SIZE	(16 * 1024)
 #define STACK_SIZE	(256 * 1024ul)	/* a program's stack, RLIMIT_STACK */
 #define BRK_MAX		(64ul << 20)	/* the heap's limit, RLIMIT_DATA */
 #define SIGPENDING_DEFAULT	1024	/* RLIMIT_SIGPENDING's, soft and hard, for init */
+#define TIMER_SLACK_DEFAULT	50000	/* ns, Linux's */
+#define PID_MAX		4194304		/* /proc/sys/kernel/pid_max: Linux's largest, on 64 bits */
 
 /* PROC_DEAD: a thread that exited and is not waited for; the scheduler frees it once off its stack. */
 enum proc_state { PROC_UNUSED, PROC_RUNNABLE, PROC_RUNNING, PROC_SLEEPING, PROC_ZOMBIE, PROC_DEAD };
+
+/* getrlimit's limits: RLIMIT_NOFILE (7) is the one ccos's calls check (kernel/sys_info.c). */
+#define RLIM_NLIMITS	16
+#define RLIMIT_NOFILE	7
+struct rlimit64 {
+	uint64_t cur, max;
+};
 
 struct file;
 struct mm;
@@ -62,8 +72,10 @@ struct process {
 	int next_timer_id;		/* of a leader: the id its next POSIX timer tries first */
 	/* Of a leader: RLIMIT_SIGPENDING, its real-time signals waiting at most (signal/sigqueue.c). */
 	uint64_t sigpending_cur, sigpending_max;
+	struct rlimit64 rlim[RLIM_NLIMITS];	/* of a leader: setrlimit's limits */
 	struct process *vfork_parent;	/* woken when this child execs or exits */
 
+	struct cred cred;		/* its ids and capabilities (kernel/cred.c) */
 	struct signal_state sig;
 	int seccomp_mode;
 	const bool *lockless_syscalls;	/* arch/x86/entry/syscall_64.c: none in seccomp mode */
@@ -79,8 +91,14 @@ struct process {
 	/* sched_setscheduler's, kept and reported, not enforced (kernel/sched/policy.c). */
 	int sched_policy, sched_priority;
 	bool sched_reset_on_fork;
+	int nice;			/* setpriority's, -20 to 19 (kernel/sched/nice.c) */
 	int cpu;			/* the CPU it runs or last ran on */
 	const struct module_file *exe;	/* the program, which /proc/self/exe names */
+	/* prctl's (kernel/prctl.c): */
+	int pdeath_signal;		/* sent when the parent process ends; 0 = none */
+	uint64_t timer_slack_ns;
+	bool tsc_sigsegv;		/* PR_TSC_SIGSEGV: rdtsc in ring 3 faults (CR4.TSD) */
+	bool child_subreaper;		/* of a leader: adopts its descendants' orphans */
 	struct cputime time;		/* this thread's */
 	uint64_t ran_since;		/* CLOCK_MONOTONIC ns when it last began to run */
 	/* Of a group leader: its ended threads' time, and its reaped children's. */
@@ -101,6 +119,12 @@ int last_pid(void);
 __noreturn void proc_exit(int status);
 __noreturn void start_init(void);
 void notify_parent(struct process *leader);	/* kernel/wait.c: the exit signal */
+
+/* kernel/sys_info.c */
+void rlimit_init(struct process *p);		/* init's limits */
+uint64_t rlimit(const struct process *p, unsigned int resource);	/* its soft limit */
+
+void tsc_access_load(const struct process *p);	/* arch/x86/tsc.c: CR4.TSD for p */
 
 /* kernel/sched/policy.c */
 void sched_fork_policy(struct process *child, const struct process *parent);

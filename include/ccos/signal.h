@@ -146,6 +146,7 @@ struct process *signal_awake_thread(struct process *p, int sig, struct process *
  * init (kernel/pgrp.c): the one check kill, tkill and tgkill all make.
  */
 bool init_protected(const struct process *p, int sig);
+bool kill_permitted(const struct process *p, int sig);	/* kernel/pgrp.c */
 /* Queue sig for the thread p alone (tkill, a fault, SIGPIPE): send_signal's answers. */
 long send_signal_thread(struct process *p, int sig, const siginfo_t *info);
 long queue_signal_thread(struct process *p, int sig, const siginfo_t *info, struct sigqueue *own);

@@ -53,8 +53,10 @@ long tmpfs_hardlink(struct tnode *dir, const char *name, struct tnode *n);
 long tmpfs_truncate(struct tnode *n, uint64_t len);
 void tmpfs_stat(struct tnode *n, struct stat *st);
 struct tnode *tmpfs_node(struct file *f);	/* NULL if f is not a tmpfs file */
-void tmpfs_chmod(struct tnode *n, uint32_t mode);
-void tmpfs_chown(struct tnode *n, uint32_t uid, uint32_t gid);
+long tmpfs_chmod(struct tnode *n, uint32_t mode);
+long tmpfs_chown(struct tnode *n, uint32_t uid, uint32_t gid);
+long tmpfs_permission(struct tnode *n, int mask);	/* fs/permission.c */
+bool tmpfs_owner(struct tnode *n);
 void tmpfs_set_times(struct tnode *n, const struct timespec *atime, const struct timespec *mtime);
 struct tmpfs_usage tmpfs_usage(void);
 

@@ -16,6 +16,7 @@ struct vma {
 	struct vma *shm_next;	/* the object's next area (its list, mm/shmem.c) */
 	struct mm *mm;		/* the address space it is in (vma_insert) */
 	bool nowrite;		/* shmat's SHM_RDONLY: mprotect may not add PROT_WRITE (EACCES) */
+	bool wipe_on_fork;	/* MADV_WIPEONFORK: a fork's child finds it zeroed */
 	/* An ELF segment's bytes, which a page's first touch maps or copies (mm/memory.c): */
 	const uint8_t *file;	/* the byte that lies at file_start */
 	uint64_t file_start, file_end;	/* where the file's bytes lie; 0, 0 if anonymous */
@@ -67,6 +68,7 @@ int copy_from_mm_or_gate(struct mm *mm, void *dst, uint64_t va, size_t n);
 uint64_t prot_to_pte(int prot);
 
 /* mm/memory.c: the pages of areas, filled at their first touch and shared by fork until written */
+int mm_wipe_on_fork(struct mm *mm, uint64_t start, uint64_t end, bool on);	/* MADV_WIPEONFORK */
 int handle_mm_fault(struct mm *mm, uint64_t addr, unsigned int access);	/* PF_WRITE, PF_INSTR */
 /* The same from a lockless call, the lock taken for it (arch/x86/entry/common.c). */
 int lockless_handle_mm_fault(struct mm *mm, uint64_t addr, unsigned int access);

@@ -125,4 +125,5 @@ void sched_fork_policy(struct process *child, const struct process *parent)
 	child->sched_policy = reset && realtime(parent->sched_policy) ? SCHED_OTHER : parent->sched_policy;
 	child->sched_priority = reset ? 0 : parent->sched_priority;
 	child->sched_reset_on_fork = false;
+	child->nice = reset && parent->nice < 0 ? 0 : parent->nice;
 }

@@ -36,6 +36,7 @@ static void run(struct process *p)
 	tss_set_rsp0(p->kstack + KSTACK_SIZE);
 	switch_address_space(p->mm->pml4);
 	fsgs_load(p);
+	tsc_access_load(p);
 	fpu_restore(p->fpu);
 	c->switches++;
 	p->ran_since = ktime_get_ns();

@@ -97,7 +97,7 @@ void sleep_until_deadline(const void *chan, const struct deadline *d)
  * As Linux's do_sys_settimeofday64: a time it cannot keep (negative, past
  * SETTOD_SEC_MAX, or with nanoseconds out of range) is EINVAL, and so is a
  * time zone more than 15 hours from UTC. Linux then asks for CAP_SYS_TIME
- * (EPERM); on ccos every process is root.
+ * (EPERM), as ccos does.
  */
 static long set_time(const struct timespec *ts, const struct timezone *tz)
 {
@@ -108,6 +108,8 @@ static long set_time(const struct timespec *ts, const struct timezone *tz)
 		return -EINVAL;
 	if (tz && (tz->tz_minuteswest > 15 * 60 || tz->tz_minuteswest < -15 * 60))
 		return -EINVAL;
+	if (!capable(CAP_SYS_TIME))
+		return -EPERM;
 	if ((err = do_settimeofday(ts, tz)))
 		return err;
 	if (ts)

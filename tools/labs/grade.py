@@ -1,11 +1,12 @@
 """Grading: boot what the labs need, run their checks, print each with its points and `Score: N/M`.
 
 The boots are the test harness's (tools/tests/harness.py): the same ISO
-builder, QEMU command and classifier. A boot that panics, triple-faults,
-hangs or never powers off is reported as failed; every result it printed
-before still counts, and each check whose result it never printed says it
-was lost to the boot's end. A check counts only when the checks it needs
-pass (checks.py).
+builder, QEMU command and classifier. A boot that panics, double- or
+triple-faults, hangs or never powers off fails the lab: its score is 0,
+with the boot and the reason shown. The checks are still judged and
+printed (what passed, what the boot's end lost), so that the student sees
+how far it got. A check counts only when the checks it needs pass
+(checks.py).
 """
 import dataclasses
 import os
@@ -107,6 +108,12 @@ def grade_lab(lab, boots, answers_dir, root, write):
             key, b.seconds, os.path.relpath(b.log_path, root),
             "  FAILED: " + "; ".join(problems[key]) if problems[key] else ""))
     outcomes = judge(lab, boots, problems, Context(lab, answers_dir))
+    crashed = ["the %s boot failed (%s)" % (k, problems[k][0]) for k in lab.boots if problems[k]]
+    if crashed:
+        # A kernel that crashes or hangs in one of the lab's boots earns nothing: the lab's
+        # code must survive every case the boots make (docs/teaching.md).
+        why = "; ".join(crashed) + ": a lab whose kernel panics, faults or hangs in any boot scores 0"
+        outcomes = [Outcome(o.check, 0, o.why or "passed, but " + why) for o in outcomes]
     for o in outcomes:
         say("  %s %3d/%-3d %s\n" % ("pass" if not o.why else "FAIL", o.got, o.check.points, o.check.name))
         if o.why:
@@ -126,6 +133,8 @@ def grade_lab(lab, boots, answers_dir, root, write):
             say("  the %s boot failed; %s\n  its last lines:\n%s\n" % (
                 key, "the checks lost to it: " + "; ".join(lost) if lost else
                 "every result this lab reads was printed before", boots[key].tail(15)))
+    if crashed:
+        say("  score 0: %s\n" % why)
     say("Lab %d %s: %d/%d\n\n" % (lab.number, lab.name, result.score, lab.points))
     result.report = "".join(lines)
     return result

@@ -111,7 +111,20 @@ def apply(m, root):
 
 
 def _labs_graded(m):
-    return [l for l in catalog.graded() if l.number >= m.lab.number] if m.correct else [m.lab]
+    """A correct solution: its lab and every later one, whole. A wrong one: its lab's checks
+    that it names and what they need, no more: a check's outcome is a function of its boot's
+    log and its needs, so one of them failing there is one failing in the whole grade (which
+    can only lose more), and the boots no named check reads are not made."""
+    if m.correct:
+        return [l for l in catalog.graded() if l.number >= m.lab.number]
+    by_id = {c.id: c for c in m.lab.checks}
+    keep, todo = set(), list(m.caught_by)
+    while todo:
+        i = todo.pop()
+        if i not in keep:
+            keep.add(i)
+            todo += by_id[i].needs
+    return [dataclasses.replace(m.lab, checks=tuple(c for c in m.lab.checks if c.id in keep))]
 
 
 def _make_tree(root, m, path):
@@ -132,6 +145,7 @@ def verdict(m, results):
     if m.correct:
         return all(r.score == r.points for r in results), scores
     r = results[0]
+    scores += " of the checks it names"
     failed = [o.check.id for o in r.outcomes if o.why]
     caught = [i for i in m.caught_by if i in failed]
     if r.score >= r.points:
@@ -141,10 +155,11 @@ def verdict(m, results):
     return True, "%s, caught by %s" % (scores, ", ".join(caught))
 
 
-def run(root, labs, write):
-    """Apply, build and grade every mutant of labs; 0 when each is judged as it must be."""
+def run(root, labs, write, only=()):
+    """Apply, build and grade every mutant of labs (of only, LAB/NAME keys, when given);
+    0 when each is judged as it must be."""
     start = time.monotonic()
-    muts = load(labs)
+    muts = [m for m in load(labs) if not only or m.key in only]
     work = os.path.join(root, "build", "mutants")
     answers = os.path.join(work, "answers")     # every answers file there: only the code is judged
     os.makedirs(answers, exist_ok=True)

@@ -7,6 +7,7 @@
 exec 2>&1
 cd "$1" || exit 1
 s() { echo "== $1"; }
+uname_r=$(uname -r)	# ccos's release ends in -ccos (docs/conformance.md)
 
 s echo; echo hello world; echo -n no-newline; echo; echo "a  b" 'c  d'
 s printf; printf '%s=%d %x %5.2f|%-4s|%03d\n' x 42 255 3.14159 ab 7
@@ -65,7 +66,7 @@ s mount; mount | grep -c ' on /proc type proc '; grep -c '^proc /proc proc ' /pr
 s sysctl; sysctl -a 2>/dev/null | grep -c '^kernel\.randomize_va_space = [0-2]$'
 [ "$(sysctl -n kernel.ostype)" = "$(uname -s)" ] && echo ostype-is-uname-s
 [ "$(sysctl -n kernel.osrelease)" = "$(uname -r)" ] && echo osrelease-is-uname-r
-s date_s; if [ "$(uname -s)" = ccos ]; then now=$(date +%s); date -s '2030-01-02 03:04:05' > /dev/null
+s date_s; if [ "${uname_r%-ccos}" != "$uname_r" ]; then now=$(date +%s); date -s '2030-01-02 03:04:05' > /dev/null
 date -u '+%Y-%m-%d %H:%M'; date -s "@$now" > /dev/null; fi
-s hwclock; if [ "$(uname -s)" = ccos ]; then hwclock -r; fi
+s hwclock; if [ "${uname_r%-ccos}" != "$uname_r" ]; then hwclock -r; fi
 s end

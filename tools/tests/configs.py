@@ -5,9 +5,7 @@ isa-debug-exit status, and complete KTAP when ktap=True); with ktap=True each
 KTAP result line of its log becomes a pytest case of its own. Other tests
 name a configuration to read its log: boot("ktest-bios").
 """
-from harness import Config, register, _load_tool
-
-_bench = _load_tool("bench")
+from harness import Config, register
 
 # The CPUs of each boot (docs/testing.md): the -smp 1, 2 and 4 matrix is
 # spread over the boots instead of multiplying them, each firmware at all
@@ -37,7 +35,8 @@ CONFIGS = [
     Config("smp-x2apic", fw="uefi", cmdline="-- /bin/muslsmp", ktap=True, apic="x2apic",
            extra=SMP4),
     # init and the user-space test programs (user/*.c), under both firmwares.
-    # `-- test` makes init run them; without it init starts the shell.
+    # `-- test` makes init run them (`-- test PROG...` those named); without
+    # it init starts the shell.
     Config("init-bios", fw="bios", ktap=True, cmdline="lockdebug -- test", extra=SMP4),
     Config("init-uefi", fw="uefi", ktap=True, cmdline="-- test", extra=SMP4),
     # The controlling terminal (user/systty.c): only init can free the
@@ -45,18 +44,16 @@ CONFIGS = [
     Config("tty-bios", fw="bios", ktap=True, cmdline="init=/bin/systty"),
     # The kernel's page tables as ptdump prints them (test_memory.py).
     Config("ptdump-bios", fw="bios", cmdline="ptdump ktest"),
-    # The vDSO's clock-dependent tests (user/vdsotest.c) with the other clock
-    # modes (init-* run it, and user/vdsomap.c, on the TSC): the HPET read in user mode, and jiffies, where the fine
-    # clocks must fall back to a system call; and on a CPU without RDRAND,
-    # RDSEED or RDTSCP, where the vDSO's address comes from the TSC and RTC.
-    Config("vdso-hpet", fw="bios", cmdline="clocksource=hpet -- /bin/vdsotest", ktap=True),
-    Config("vdso-jiffies", fw="bios", cmdline="clocksource=jiffies -- /bin/vdsotest", ktap=True),
+    # The vDSO's clock-dependent tests (user/vdsotest.c) and its lookup, maps
+    # lines and shared pages (user/vdsomap.c) with the other clock modes
+    # (init-* run both on the TSC): the HPET read in user mode, and jiffies,
+    # where the fine clocks must fall back to a system call; and vdsotest on a
+    # CPU without RDRAND, RDSEED or RDTSCP, where the vDSO's address comes
+    # from the TSC and RTC (init-qemu64 runs vdsomap there).
+    Config("vdso-hpet", fw="bios", cmdline="clocksource=hpet -- test /bin/vdsotest /bin/vdsomap", ktap=True),
+    Config("vdso-jiffies", fw="bios", cmdline="clocksource=jiffies -- test /bin/vdsotest /bin/vdsomap",
+           ktap=True),
     Config("vdso-qemu64", fw="bios", cpu="qemu64", cmdline="-- /bin/vdsotest", ktap=True, extra=SMP2),
-    # The vDSO's lookup, maps lines and shared pages (user/vdsomap.c), which
-    # vdsotest ran in the two boots above before the split; init-qemu64 runs
-    # it on the baseline CPU.
-    Config("vdsomap-hpet", fw="bios", cmdline="clocksource=hpet -- /bin/vdsomap", ktap=True),
-    Config("vdsomap-jiffies", fw="bios", cmdline="clocksource=jiffies -- /bin/vdsomap", ktap=True),
     # Malformed and unknown options are warned about and defaulted; the
     # words after -- reach init, split at spaces outside double quotes, which
     # go: init fails to run "a b" and exits with 1.
@@ -65,7 +62,8 @@ CONFIGS = [
     # A crafted ELF as init (tools/mkbadelf): a text segment, then one with
     # p_memsz 0, which maps nothing; the program exits with 42.
     Config("init-oddelf", fw="bios", init="build/bad/odd-memsz0-after-text", status=42),
-    # The vsyscall page (test_vsyscall.py): user/vsyscalltest alone in each mode.
+    # The vsyscall page (test_vsyscall.py): user/vsyscalltest alone in each mode,
+    # then mapstest in xonly and none, where the [vsyscall] line differs (test_maps.py).
     # emulate under SeaBIOS and OVMF is init-bios and init-uefi above; the
     # qemu64 boots take the LSL path of getcpu (no RDTSCP), and without
     # SMEP and SMAP; the clocksource boots feed the native page each counter,
@@ -73,9 +71,9 @@ CONFIGS = [
     Config("vsyscall-native-bios", fw="bios", mode="native", ktap=True,
            cmdline="clocksource=tsc -- /bin/vsyscalltest", extra=SMP2),
     Config("vsyscall-xonly-bios", fw="bios", mode="xonly", ktap=True,
-           cmdline="-- /bin/vsyscalltest", extra=SMP2),
+           cmdline="-- test /bin/vsyscalltest /bin/mapstest", extra=SMP2),
     Config("vsyscall-none-bios", fw="bios", mode="none", ktap=True,
-           cmdline="-- /bin/vsyscalltest"),
+           cmdline="-- test /bin/vsyscalltest /bin/mapstest"),
     Config("vsyscall-native-uefi", fw="uefi", mode="native", ktap=True,
            cmdline="-- /bin/vsyscalltest"),
     Config("vsyscall-emulate-qemu64", fw="bios", mode="emulate", cpu="qemu64", ktap=True,
@@ -89,11 +87,9 @@ CONFIGS = [
     # Signals and /proc/self/maps (test_maps.py). init-* run the signal
     # tests (user/sig*.c) and mapstest in emulate mode; here every program
     # init runs, the signal tests among them, on a baseline CPU (no SMEP,
-    # SMAP), mapstest where the [vsyscall] line differs, and the article's
-    # experiment: cat /proc/self/maps, twice (user/catmaps.c).
+    # SMAP), and the article's experiment: cat /proc/self/maps, twice
+    # (user/catmaps.c).
     Config("init-qemu64", fw="bios", cpu="qemu64", ktap=True, cmdline="-- test", extra=SMP2),
-    Config("maps-xonly", fw="bios", mode="xonly", ktap=True, cmdline="-- /bin/mapstest"),
-    Config("maps-none", fw="bios", mode="none", ktap=True, cmdline="-- /bin/mapstest"),
     Config("maps-twice", fw="bios", ktap=True, cmdline="-- /bin/catmaps"),
     # A short run of the system-call fuzzer (user/fuzz.c) with a fixed seed;
     # make fuzz runs long ones with fresh seeds in every mode. Silence of 240 s:
@@ -125,10 +121,6 @@ CONFIGS = [
            cmdline="pti=on clocksource=hpet -- /bin/vsyscalltest"),
     Config("pti-auto-intel", fw="bios", cpu="max,vendor=GenuineIntel", ktap=True,
            cmdline="-- /bin/vsyscalltest"),
-    # make bench's boots under -icount (tools/bench): its figures against the
-    # cost table of docs/vsyscall.md (test_bench.py).
-    _bench.config("emulate"),
-    _bench.config("xonly"),
 ]
 
 register(CONFIGS)

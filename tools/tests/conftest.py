@@ -16,18 +16,21 @@ def pytest_configure(config):
         harness.say = lambda line: reporter.write_line(line)
 
 
+TEST_MARKS = "not course and not bench"    # make test's -m (the Makefile's)
+
+
 def _whole_suite(config):
     """Whether this run selects the whole suite (make test's): no -k, no -m but the one that
     leaves out the course's proofs, only folders named."""
     return (not config.getoption("keyword")
-            and config.getoption("markexpr") in ("", "not course")
+            and config.getoption("markexpr") in ("", TEST_MARKS)
             and all(os.path.isdir(a.split("::")[0]) for a in config.args))
 
 
 def _ktap_params(config):
     """One pytest parameter per top-level KTAP result of each ktap=True boot."""
-    if config.getoption("markexpr") == "course":
-        return []       # make test-course: the kit's proofs alone, no boot of the matrix
+    if config.getoption("markexpr") in ("course", "bench"):
+        return []       # make test-course, make bench: their own boots, none of the matrix
     ktap_configs = [c for c in CONFIGS if c.ktap and not harness.unsupported(c)]
     # -k 'init-bios and muslclose' boots only init-bios: a conjunction that
     # names a boot cannot match another boot's cases.
@@ -55,7 +58,8 @@ def _ktap_params(config):
 def pytest_generate_tests(metafunc):
     # KTAP results are only known once the kernel has run, so the boots
     # that print KTAP happen here, at collection.
-    if "kit" in metafunc.fixturenames and not metafunc.config.option.collectonly:
+    if ("kit" in metafunc.fixturenames and not metafunc.config.option.collectonly
+            and metafunc.config.getoption("markexpr") not in ("bench", "course")):
         labkit.start()
     if "ktap_result" in metafunc.fixturenames:
         metafunc.parametrize("ktap_result", _ktap_params(metafunc.config))

@@ -24,7 +24,7 @@ RESTORED = os.environ.get("CCOS_LABS_RESTORED", "emulate").split()   # the labs 
 
 
 def make(path):
-    r = subprocess.run(["make", "-C", path, "all", "GRUB_TIMEOUT=0"], stdout=subprocess.PIPE,
+    r = subprocess.run(["make", "-C", path, "boot-files"], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True)
     return r.returncode, r.stdout
 
@@ -42,9 +42,9 @@ def restore(path, lab):
                 f.write(fixed)
 
 
-def _new_tree(lab, name, restored=False):
-    """Write, seed and build one student tree, then queue its boots: (lab, path, make status,
-    make output, its boots' configurations)."""
+def _new_tree(lab, name, restored=False, boots=True):
+    """Write, seed and build one student tree, then queue its boots (with boots): (lab, path,
+    make status, make output, its boots' configurations)."""
     path = os.path.join(LAB_DIR, name)
     shutil.rmtree(path, ignore_errors=True)
     tree.write_tree(harness.ROOT, lab, path)
@@ -53,13 +53,20 @@ def _new_tree(lab, name, restored=False):
     tree.seed_build(harness.ROOT, path)
     status, output = make(path)
     configs = {k: grade.config(k, path, "labs-" + name) for k in lab.boots}
-    if status == 0:
+    if status == 0 and boots:
         harness.prefetch(configs.values())
     return lab, path, status, output, configs
 
 
 _builds = ThreadPoolExecutor(max_workers=2, thread_name_prefix="labtree")
 _trees = {}         # name -> Future of _new_tree's answer
+
+
+def _jobs():
+    """tree name -> (lab, whether its solution is put back)"""
+    jobs = {lab.slug: (lab, False) for lab in LABS}
+    jobs.update({"restored-" + name: (catalog.find(name), True) for name in RESTORED})
+    return jobs
 
 
 def start():
@@ -69,10 +76,17 @@ def start():
     if _trees or not tree.all_regions(harness.ROOT):
         return
     harness.prefetch(grade.config(k) for lab in LABS for k in lab.boots)
-    jobs = [(lab, lab.slug, False) for lab in LABS]
-    jobs += [(catalog.find(name), "restored-" + name, True) for name in RESTORED]
-    for lab, name, restored in jobs:
+    for name, (lab, restored) in _jobs().items():
         _trees[name] = _builds.submit(_new_tree, lab, name, restored)
+
+
+def student_tree(name):
+    """The answer of _new_tree for one tree, built now if start() has not queued it (make
+    test-course's tests want two trees, not their boots)."""
+    if name not in _trees:
+        lab, restored = _jobs()[name]
+        _trees[name] = _builds.submit(_new_tree, lab, name, restored, False)
+    return _trees[name].result()
 
 
 def shutdown():
@@ -82,21 +96,17 @@ def shutdown():
 
 @pytest.fixture(scope="session")
 def kit():
-    """Every student tree built and its boots queued; the full tree's boots queued too."""
+    """The answers files, the full tree's boot configurations; the student trees come from
+    student_tree (built() below), all of them queued at collection under make test."""
     if not tree.all_regions(harness.ROOT):
         pytest.skip("no solution regions here: this is a student tree")
-    start()
     answers = os.path.join(LAB_DIR, "answers")
     os.makedirs(answers, exist_ok=True)
     for lab in LABS:
         with open(os.path.join(answers, lab.answers), "w") as f:
             f.write("the grader only checks that this file is here\n")
     full = {k: grade.config(k) for lab in LABS for k in lab.boots}
-    trees = {}
-    for name, fut in _trees.items():
-        lab, path, status, output, configs = fut.result()
-        trees[name] = (lab, path, status, output, configs)
-    return {"answers": answers, "full": full, "trees": trees}
+    return {"answers": answers, "full": full}
 
 
 def grade_with(kit, lab, configs, root):
@@ -106,6 +116,6 @@ def grade_with(kit, lab, configs, root):
 
 
 def built(kit, name):
-    lab, path, status, output, configs = kit["trees"][name]
+    lab, path, status, output, configs = student_tree(name)
     assert status == 0, "make failed in the student tree %s:\n%s" % (path, output[-3000:])
     return lab, path, configs

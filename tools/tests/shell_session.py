@@ -23,7 +23,7 @@ from console import Console, ConsoleTimeout
 BUSYBOX = "/bin/busybox" if os.path.exists("/bin/busybox") else None
 BUSYBOX_LINKS = os.path.join(harness.BUILD, "busybox.links") + ":/etc/busybox.links"
 BBSCRIPT = os.path.join(harness.ROOT, "tools", "tests", "bbscript.sh")
-# /etc/passwd and /etc/group: root and one user, as on `make run`'s ISO.
+# /etc/passwd and /etc/group: root, one user and nobody, as on `make run`'s ISO.
 ETC = tuple("user/etc/%s:/etc/%s" % (f, f) for f in ("passwd", "group"))
 # The native page's copy that `attack` studies, as on `make run`'s ISO.
 NATIVE_PAGE = os.path.join(harness.BUILD, "vsyscall_native.bin")
@@ -463,6 +463,14 @@ def bb_users_from_etc_passwd(c):
     c.command("whoami; id; id user")
     c.expect(r"^root\nuid=0\(root\) gid=0\(root\)\nuid=1000\(user\) gid=1000\(user\) "
              r"groups=1000\(user\)$")
+
+
+@bb_init_step
+def bb_su_runs_a_command_as_a_user(c):
+    """su -c CMD USER (as root) runs CMD with the user's ids; the file it makes is the user's (ls -l)."""
+    c.command("su -c id user; su -c 'touch /tmp/mine' user; ls -l /tmp/mine; rm /tmp/mine")
+    c.expect(r"^uid=1000\(user\) gid=1000\(user\) groups=1000\(user\)\n"
+             r"-rw-r--r-- +1 user +user +0 .* /tmp/mine$")
 
 
 @bb_init_step

@@ -1,6 +1,6 @@
 """make bench's figures (tools/bench) against the cost tables of docs/vsyscall.md.
 
-The bench boots of configs.py run user/bench as init under QEMU's -icount,
+The bench boots (tools/bench's config) run user/bench as init under QEMU's -icount,
 where every figure is an exact count of guest instructions. The table's
 "ccos" column must say what the kernel does today: within 3% (or 2
 instructions; 5% for a call longer than a tick, which keeps one or two), so
@@ -12,6 +12,9 @@ import re
 import pytest
 
 import harness
+
+# make bench runs these (-m bench), after the goals; make test leaves them out.
+pytestmark = pytest.mark.bench
 
 bench = harness._load_tool("bench")
 DOC = os.path.join(harness.ROOT, "docs", "vsyscall.md")

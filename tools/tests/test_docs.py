@@ -291,3 +291,17 @@ def test_generic_code_uses_the_architecture_through_asm_arch_h():
             found += ["%s:%d: %s" % (path, i + 1, l.strip()) for i, l in enumerate(f)
                       if re.match(r"\s*#\s*include\s*<asm/(?!arch\.h>)", l)]
     assert not found, "generic code includes the architecture's own headers:\n  " + "\n  ".join(found)
+
+
+def test_conformance_tables_are_the_last_ltp_run():
+    """docs/conformance.md's tables are what tools/ltp makes of docs/ltp-results.txt, the last
+    `make ltp` and `tools/ltp host`: a run that changed the results changes the page too."""
+    ltp = harness._load_tool("ltp")
+    with open(os.path.join(ROOT, "docs", "conformance.md")) as f:
+        text = f.read()
+    m = re.search(r"<!-- tools/ltp table: begin -->\n(.*?)<!-- tools/ltp table: end -->", text, re.S)
+    assert m, "docs/conformance.md has no generated tables"
+    res = ltp.read_results()
+    assert len(res) > 100 and any(r["ccos"] == "PASS" for r in res.values()), "docs/ltp-results.txt"
+    assert m.group(1) == ltp.table(res) + "\n" + ltp.why_table(res), \
+        "docs/conformance.md's tables differ from docs/ltp-results.txt: paste `tools/ltp table`"

@@ -1,6 +1,8 @@
 """The harness itself, on synthetic logs: it must fail a boot when it should, and only then."""
+import filecmp
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -302,3 +304,31 @@ def test_make_debug_boots_what_it_is_given():
     assert len(mkiso) == 1 and "--mode native" in mkiso[0], text
     assert '--cmdline "ptdump quiet"' in mkiso[0] and "--timeout 0" in mkiso[0], text
     assert len(debug) == 1 and "--iso build/debug.iso" in debug[0] and "--fw uefi" in debug[0], text
+
+
+def _sections_and_segments(path):
+    r = subprocess.run(["readelf", "-W", "-S", "-l", path], capture_output=True, text=True, check=True)
+    names = set(re.findall(r"^\s*\[\s*\d+\] (\S+)", r.stdout, re.MULTILINE))
+    segments = re.findall(r"^\s+LOAD\s.*$", r.stdout, re.MULTILINE)
+    return names, segments
+
+
+def test_mkiso_leaves_out_debug_sections_only(tmp_path):
+    """The ISO's kernel and programs are the build's without .debug_*: the same loadable segments,
+    the symbol table kept; a file not named .elf (build/bad's crafted ELFs) byte for byte."""
+    kernel = os.path.join(harness.BUILD, "kernel.elf")
+    prog = os.path.join(harness.USER_DIR, "spin.elf")
+    bad = sorted(glob.glob(os.path.join(harness.BUILD, "bad", "*")))[0]
+    iso = str(tmp_path / "t.iso")
+    subprocess.run([sys.executable, os.path.join(harness.ROOT, "tools", "mkiso"), "--out", iso,
+                    "--kernel", kernel, "--timeout", "0", "--module", prog + ":/bin/spin",
+                    "--module", bad + ":/bin/bad"], check=True, capture_output=True)
+    root = str(tmp_path / "t-root" / "boot")
+    for built, copy in ((kernel, root + "/kernel.elf"), (prog, root + "/modules/bin_spin")):
+        names, segments = _sections_and_segments(built)
+        cnames, csegments = _sections_and_segments(copy)
+        assert any(n.startswith(".debug_") for n in names), "%s has no debug sections to leave out" % built
+        assert not any(n.startswith(".debug_") for n in cnames), copy
+        assert cnames == {n for n in names if not n.startswith(".debug_")}, copy
+        assert csegments == segments, copy
+    assert filecmp.cmp(bad, root + "/modules/bin_bad", shallow=False)

@@ -80,19 +80,25 @@ def test_negative_check_counts_only_with_its_positive(tmp_path):
     assert "passed, but counts only when 'each number runs its call" in r.report, r.report
 
 
-def test_hung_boot_credits_what_it_printed(tmp_path):
-    """A boot that hangs after two results: they count; the others are named as lost to it."""
+def test_hung_boot_scores_zero_and_shows_what_it_printed(tmp_path):
+    """A boot that hangs after two results: the lab scores 0, with the boot and the reason;
+    the report still shows the two as passed and names the others as lost to it."""
     lab = catalog.find("syscall")
     (tmp_path / lab.answers).write_text("answers\n")
     b = _fake_boot(["ok 1 syscall_reaches_its_call", "ok 2 syscall_enosys_without_a_call"],
                    hung="no serial output for 120 s")
     r = grade.grade_lab(lab, {"emulate": b}, str(tmp_path), "/", lambda s: None)
-    assert r.score == 60, r.report
+    assert r.score == 0, r.report
+    assert "score 0: the emulate boot failed (hung (no serial output for 120 s)" in r.report, r.report
+    passed = [o.check.id for o in r.outcomes if o.why and o.why.startswith("passed, but the emulate boot")]
+    assert passed == ["syscall_reaches_its_call", "syscall_enosys_without_a_call", "answers"], r.report
     lost = [o.check.id for o in r.outcomes if o.why and o.why.startswith("lost to the boot's end")]
     assert lost == ["syscall_six_arguments", "syscall_registers_as_the_abi_says",
-                    "syscall_direction_flag_masked_and_kept"], r.report
+                    "syscall_direction_flag_masked_and_kept", "syscall_with_tf_set_traps_after_it",
+                    "syscall_from_32bit_mode", "seccomp_strict_allows_four",
+                    "seccomp_strict_kills_others"], r.report
     assert "the checks lost to it: six arguments" in r.report, r.report
-    assert r.report.count("hung") <= 1 + len(lost), "a hang reported for every check:\n" + r.report
+    assert r.report.count("hung") <= 2 + len(lost) + len(passed), "a hang reported for every check:\n" + r.report
 
 
 def test_vsyscall_labs_boot_every_mode_their_code_runs_in():

@@ -75,8 +75,8 @@ def test_vdso_moves(twice):
         "the [vdso] did not move between two execs (28 bits of randomness)")
 
 
-@pytest.mark.parametrize("name,mode", [("init-bios", "emulate"), ("maps-xonly", "xonly"),
-                                       ("maps-none", "none")])
+@pytest.mark.parametrize("name,mode", [("init-bios", "emulate"), ("vsyscall-xonly-bios", "xonly"),
+                                       ("vsyscall-none-bios", "none")])
 def test_vsyscall_perms_follow_the_mode(name, mode):
     b = harness.boot(name)
     b.check()

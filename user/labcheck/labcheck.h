@@ -2,7 +2,7 @@
 #ifndef USER_LABCHECK_H
 #define USER_LABCHECK_H
 
-#include "testutil.h"
+#include "sigutil.h"
 
 #define VVAR_ADDRESS		0xffffffffff5ff000UL
 #define HPET_ADDRESS		0xffffffffff5fe000UL
@@ -36,6 +36,7 @@ int test_syscall_enosys(void);
 int test_syscall_six_args(void);
 int test_syscall_registers(void);
 int test_syscall_flags(void);
+int test_syscall_with_tf(void);
 
 /* clock.c: labs 5 and 6 */
 int test_clock_is_tsc(void);

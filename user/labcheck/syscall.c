@@ -202,3 +202,62 @@ int test_syscall_flags(void)
 		return ktap_fail("uname with DF set filled its buffer otherwise than with DF clear");
 	return 1;
 }
+
+/*
+ * A SYSCALL made with TF set (single-stepping a program that calls the
+ * kernel, as a debugger does). FMASK must clear TF on entry: with TF kept
+ * the CPU raises #DB after the first instruction of the kernel's entry,
+ * on the user's stack, before the kernel has one of its own. On the way
+ * out the caller's RFLAGS (r11) bring TF back, so the trap comes after
+ * the first instruction past the call (tf_step), where it would have
+ * come without the call: SIGTRAP, TRAP_TRACE, rip at tf_after, and the
+ * call's result in rax.
+ */
+extern const char tf_step[], tf_after[];
+long syscall_with_tf(long nr);
+__asm__(".text\n"
+	"syscall_with_tf:\n"
+	"	mov %rdi, %rax\n"
+	"	pushfq\n"
+	"	orq $0x100, (%rsp)\n"
+	"	popfq\n"
+	"	syscall\n"
+	"tf_step:	nop\n"
+	"tf_after:	nop\n"
+	"	ret\n");
+
+static volatile int tf_traps, tf_code;
+static volatile unsigned long tf_rip;
+
+static void on_tf_trap(int sig, siginfo_t *si, void *ctx)
+{
+	struct sigcontext *mc = &((ucontext_t *)ctx)->uc_mcontext;
+
+	(void)sig;
+	if (tf_traps++ == 0) {
+		tf_rip = mc->rip;
+		tf_code = si->si_code;
+	}
+	mc->eflags &= ~EFLAGS_TF;
+}
+
+static int tf_child(void *unused)
+{
+	long me = syscall0(__NR_getpid), r;
+
+	(void)unused;
+	set_handler(SIGTRAP, on_tf_trap, 0, 0);
+	r = syscall_with_tf(__NR_getpid);
+	if (r != me)
+		return FAIL("getpid with TF set returned %ld, not %ld", r, me);
+	if (tf_traps != 1 || tf_code != TRAP_TRACE || tf_rip != (unsigned long)tf_after)
+		return FAIL("%d SIGTRAP(s), the first with si_code %d at %#lx; expected one, "
+			    "TRAP_TRACE (2), at %p (after the instruction past the call)",
+			    tf_traps, tf_code, tf_rip, tf_after);
+	return 0;
+}
+
+int test_syscall_with_tf(void)
+{
+	return child_passes(tf_child, NULL);
+}

@@ -32,7 +32,8 @@ int on_ccos(void)
 	struct utsname u;
 
 	if (known < 0)
-		known = uname(&u) == 0 && strcmp(u.sysname, "ccos") == 0;
+		known = uname(&u) == 0 && strlen(u.release) > 5 &&
+			strcmp(u.release + strlen(u.release) - 5, "-ccos") == 0;	/* 6.1.0-ccos */
 	return known;
 }
 

@@ -12,24 +12,73 @@ static void sleep_ms(long ms)
 
 /* ---- the page's bytes ---- */
 
+/*
+ * Lab 4's starting point takes every fault in the page for a call, so
+ * that lab 3's emulation can be graded from xonly's fetch fault: a read
+ * or a write then comes back as an illegal call, si_addr at rip. In a
+ * student tree before lab 4 that is a skip with the reason (lab 4's
+ * grader counts a skip as a failure).
+ */
+#define TAKEN_FOR_A_CALL	"xonly took the access for a call (si_addr at rip): which faults in " \
+				"the page are calls is lab 4's vsyscall_fault, not written yet"
+
+static int taken_for_a_call(const struct probe *p, unsigned long a)
+{
+	return mode == XONLY && p->sig == SIGSEGV && p->addr != a && p->addr == p->rip;
+}
+
 int test_page_readable(void)
 {
 	static const unsigned long where[] = { 0, 0x400, 0x800, 0xc00, 0xfff };
 	unsigned int i;
 	struct probe p;
 
+	/*
+	 * In xonly and none a read is refused as a read: mm/fault.c's SIGSEGV,
+	 * err 0x5 (user, protection, as for any kernel address).
+	 */
 	for (i = 0; i < ARRAY_SIZE(where); i++) {
 		unsigned long a = VSYSCALL_ADDR + where[i];
 
 		p = probe((unsigned long)probe_load, a & ~7UL, 0, 0);
+		if (taken_for_a_call(&p, a & ~7UL))
+			return skip(TAKEN_FOR_A_CALL);
 		if (mode == EMULATE || mode == NATIVE) {
 			if (p.sig)
 				return probe_fail(&p, "reading the page", "a readable page");
 		} else if (!expect_segv_at(&p, a & ~7UL, "reading the page") ||
-			   p.code != SEGV_MAPERR || (p.err & (PF_WRITE | PF_INSTR))) {
-			return probe_fail(&p, "reading the page", "SEGV_MAPERR, a read fault");
+			   p.code != SEGV_MAPERR || p.err != (PF_USER | PF_PROT)) {
+			return probe_fail(&p, "reading the page", "SEGV_MAPERR, err 0x5 (user, protection: a read)");
 		}
 	}
+	return 1;
+}
+
+/*
+ * A write to the page is never a call, in any mode: SIGSEGV at the
+ * address written, err 0x7 (user, write, protection), and no warning
+ * (Linux's emulate_vsyscall_pf leaves write faults to the fault handler
+ * before it looks at anything else). It runs before the first warning of
+ * the run, so that a wrong one is not lost to the rate limit; the
+ * console lines between the markers are the grader's (tools/labs).
+ */
+int test_page_not_writable(void)
+{
+	static const unsigned long where[] = { 0, 0x400, 0x800, 0xc00 };
+	unsigned int i;
+	struct probe p;
+
+	printf("# writing the page: begin\n");
+	for (i = 0; i < ARRAY_SIZE(where); i++) {
+		unsigned long a = VSYSCALL_ADDR + where[i];
+
+		p = probe((unsigned long)probe_store, a, 0, 0);
+		if (taken_for_a_call(&p, a))
+			return skip(TAKEN_FOR_A_CALL);
+		if (!expect_segv_at(&p, a, "writing the page") || p.err != (PF_USER | PF_WRITE | PF_PROT))
+			return probe_fail(&p, "writing the page", "SIGSEGV, err 0x7 (user, write, protection)");
+	}
+	printf("# writing the page: end\n");
 	return 1;
 }
 

@@ -83,6 +83,7 @@ const char *find_line(const char *name);
 extern unsigned long unmapped_addr, readonly_addr;
 void make_bad_pages(void);
 int test_page_readable(void);
+int test_page_not_writable(void);
 int test_page_bytes(void);
 int test_every_offset(void);
 int test_bad_pointers(void);

@@ -170,7 +170,8 @@ void syscall_dispatch(struct trap_frame *tf)
 	//    rt_sigreturn, any other kills it (proc_exit(SIGKILL)).
 	// 5. Call syscall_table[nr] with the six argument registers of the
 	//    x86-64 system call ABI, in order; the result goes in tf->rax.
-	// 6. -ERESTARTSYS: exit_work(tf), which restarts or makes it -EINTR.
+	// 6. -ERESTARTSYS or -ERESTARTNOINTR: exit_work(tf), which restarts
+	//    the call or makes it -EINTR, even with no signal left to deliver.
 	// 7. unlock_to_user(tf).
 	lab_todo("00-syscall");
 	(void)tf;

@@ -125,6 +125,7 @@ static inline uint64_t rdtsc(void)
 #define CR0_NE		(1u << 5)
 #define CR0_WP		(1u << 16)
 #define CR0_AM		(1u << 18)
+#define CR4_TSD		(1u << 2)	/* RDTSC only at CPL 0 */
 #define CR4_PAE		(1u << 5)
 #define CR4_OSFXSR	(1u << 9)
 #define CR4_OSXMMEXCPT	(1u << 10)
