@@ -229,6 +229,29 @@ debug: setup-check all
 	$(PYTHON) tools/debug --iso $(BUILD)/debug.iso --fw $(FW) $(if $(QEMU_EXTRA),--extra "$(QEMU_EXTRA)") \
 		$(if $(GDBPORT),--port $(GDBPORT)) $(if $(PROG),--prog $(PROG),$(if $(INIT),--prog $(INIT)))
 
+# Record a boot (MODE, CMDLINE, INIT, MODULES as for make debug) with QEMU's
+# record/replay, then replay it under gdb, where it runs backwards too
+# (docs/gdb.md). RECORDING= and ISO= name another recording and its ISO.
+RECORD_DIR = $(BUILD)/record
+RECORDING ?= $(RECORD_DIR)/ccos.rr
+ISO ?= $(RECORD_DIR)/ccos.iso
+record: setup-check all
+	@mkdir -p $(RECORD_DIR)
+	$(Q)$(MKISO) --out $(RECORD_DIR)/ccos.iso --timeout 0
+	$(PYTHON) tools/replay record --iso $(RECORD_DIR)/ccos.iso --out $(RECORD_DIR)/ccos.rr \
+		--mode $(MODE) --cmdline "$(CMDLINE)" $(if $(QEMU_EXTRA),--extra "$(QEMU_EXTRA)") --fw $(FW)
+
+replay: setup-check
+	$(PYTHON) tools/replay replay $(RECORDING) --iso $(ISO) $(if $(GDBPORT),--port $(GDBPORT)) \
+		$(if $(PROG),--prog $(PROG),$(if $(INIT),--prog $(INIT)))
+
+# xv6's habit: QEMU waiting for gdb here (its port printed), and plain `gdb`
+# in a second terminal, which reads the tree's .gdbinit (docs/gdb.md).
+qemu-gdb: setup-check all
+	$(Q)$(MKISO) --out $(BUILD)/debug.iso --timeout 0
+	$(PYTHON) tools/debug --qemu-only --iso $(BUILD)/debug.iso --fw $(FW) $(if $(QEMU_EXTRA),--extra "$(QEMU_EXTRA)") \
+		$(if $(GDBPORT),--port $(GDBPORT)) $(if $(PROG),--prog $(PROG),$(if $(INIT),--prog $(INIT)))
+
 # tools/tests boots its own ISOs in build/test/NAME/; pytest is Debian's
 # python3-pytest, so /usr/bin/python3 serves when $(PYTHON) lacks it.
 # SMP=n boots every configuration with n CPUs, PTI=on|off|auto each with pti=
@@ -317,7 +340,7 @@ clean:
 	rm -rf $(BUILD) compile_commands.json
 
 FORCE:
-.PHONY: all user vdso iso boot-files run run-uefi debug test test-course bench attack heatmap fuzz ltp clean setup-check FORCE \
+.PHONY: all user vdso iso boot-files run run-uefi debug record replay qemu-gdb test test-course bench attack heatmap fuzz ltp clean setup-check FORCE \
 	labs lab-tree grade handin mutants
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -18,6 +18,8 @@ import gdb
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 KERNEL_ELF = os.path.join(ROOT, "build", "kernel.elf")
+# make replay of a recording whose kernel is not build/kernel.elf: the ISO's own programs
+USER_DIR = os.environ.get("CCOS_USER_DIR") or os.path.join(ROOT, "build", "user")
 
 # include/ccos/layout.h and mm.h (design.md: virtual memory map)
 DIRECT_MAP_BASE = 0xffff800000000000
@@ -231,7 +233,7 @@ _user_elf = None
 def user_elf_path(name):
     if os.sep in name or name.endswith(".elf"):
         return os.path.abspath(name)
-    return os.path.join(ROOT, "build", "user", name + ".elf")
+    return os.path.join(USER_DIR, name + ".elf")
 
 
 class Kernel(gdb.Command):
@@ -272,8 +274,8 @@ to stop in one program only, add a condition:
             name = c_string(p["comm"])
         path = user_elf_path(name)
         if not os.path.exists(path):
-            progs = sorted(f[:-4] for f in os.listdir(os.path.join(ROOT, "build", "user"))
-                           if f.endswith(".elf")) if os.path.isdir(os.path.join(ROOT, "build", "user")) else []
+            progs = sorted(f[:-4] for f in os.listdir(USER_DIR)
+                           if f.endswith(".elf")) if os.path.isdir(USER_DIR) else []
             raise gdb.GdbError("%s does not exist; the programs are: %s"
                                % (path, " ".join(progs) or "(none built: run `make`)"))
         if _user_elf:
