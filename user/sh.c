@@ -405,12 +405,9 @@ int main(int argc, char **argv, char **envp)
 	long n;
 
 	(void)envp;
+	/* sh -c LINE (su's way to run a command as a user): that line, and its status. */
 	if (argc == 3 && !strcmp(argv[1], "-c")) {
-		/* sh -c LINE (su -c CMD USER runs the user's shell so): that line, then exit. */
-		shell_pgrp = getpgrp();
-		n = strlen(argv[2]) < sizeof(line) ? (long)strlen(argv[2]) : (long)sizeof(line) - 1;
-		memcpy(line, argv[2], n);
-		line[n] = '\0';
+		snprintf(line, sizeof(line), "%s", argv[2]);
 		run_line(line);
 		return last_status;
 	}
