@@ -9,8 +9,10 @@ from harness import Config, register
 
 # The CPUs of each boot (docs/testing.md): the -smp 1, 2 and 4 matrix is
 # spread over the boots instead of multiplying them, each firmware at all
-# three. -smp 4: ktest-bios, init-bios (with lockdebug) and init-uefi;
-# -smp 2: ktest-uefi, every qemu64 boot (getcpu's LSL path on each CPU),
+# three. -smp 4: ktest-bios, ktest-uefi, init-bios (with lockdebug);
+# -smp 2: init-uefi and pti-init-bios (long boots, which 4 vCPUs on 2 host
+# cores made twice as long),
+# every qemu64 boot (getcpu's LSL path on each CPU),
 # the SeaBIOS vsyscall boots that call the page (native and xonly: getcpu
 # pinned to each CPU), fuzz-bios; the others, vsyscall-native-uefi among them, one
 # CPU. make test SMP=n boots every one with n CPUs instead.
@@ -24,7 +26,7 @@ CONFIGS = [
     # These three start more CPUs (arch/x86/smp_test.c checks each one);
     # ptdump-bios runs the same tests on one CPU.
     Config("ktest-bios", fw="bios", cmdline="ktest lockdebug", ktap=True, extra=SMP4),
-    Config("ktest-uefi", fw="uefi", cmdline="ktest", ktap=True, extra=SMP2),
+    Config("ktest-uefi", fw="uefi", cmdline="ktest", ktap=True, extra=SMP4),
     Config("ktest-qemu64", fw="bios", cpu="qemu64", cmdline="ktest", ktap=True, extra=SMP2),
     # The x2APIC path (MSRs instead of the MMIO page) where QEMU offers it
     # (QEMU 8 and later; every other boot pins xAPIC, harness.qemu_cpu): the
@@ -38,7 +40,7 @@ CONFIGS = [
     # `-- test` makes init run them (`-- test PROG...` those named); without
     # it init starts the shell.
     Config("init-bios", fw="bios", ktap=True, cmdline="lockdebug -- test", extra=SMP4),
-    Config("init-uefi", fw="uefi", ktap=True, cmdline="-- test", extra=SMP4),
+    Config("init-uefi", fw="uefi", ktap=True, cmdline="-- test", extra=SMP2),
     # The controlling terminal (user/systty.c): only init can free the
     # console its session holds, so the program runs as init.
     Config("tty-bios", fw="bios", ktap=True, cmdline="init=/bin/systty"),
@@ -110,7 +112,7 @@ CONFIGS = [
     # where the user page table maps it differently (the emulate page is
     # init's); pti=auto on a CPU that says it is Intel's (on) and AMD's
     # (QEMU's max under TCG: off). make test PTI=on boots all of them so.
-    Config("pti-init-bios", fw="bios", ktap=True, cmdline="pti=on lockdebug -- test", extra=SMP4),
+    Config("pti-init-bios", fw="bios", ktap=True, cmdline="pti=on lockdebug -- test", extra=SMP2),
     Config("pti-ktest-uefi", fw="uefi", ktap=True, cmdline="pti=on ptdump ktest", extra=SMP2),
     Config("pti-native-uefi", fw="uefi", mode="native", ktap=True,
            cmdline="pti=on -- /bin/vsyscalltest", extra=SMP2),

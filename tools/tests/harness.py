@@ -149,14 +149,15 @@ SHELLS = {"/bin/sh", "/bin/busybox"}
 def boot_programs(config):
     """The /bin programs a boot of config can run, or None for all of them: with `-- /bin/X
     ARGS` or `-- test /bin/X /bin/Y`, /bin/init, those named and what they execute (EXECS);
-    `ktest` without `--`, /bin/init alone (the kernel powers off after its tests); `-- test`
-    alone, no `--` (the shell) or a shell among them, every one."""
+    `ktest` without `--`, or an init of the config's own (Config.init, a crafted file that
+    runs nothing else), /bin/init alone; `-- test` alone, no `--` (the shell) or a shell
+    among them, every one."""
     words = config.kernel_args.split()
     after = words[words.index("--") + 1:] if "--" in words else None
     init = [w[len("init="):] for w in (words[:words.index("--")] if after is not None else words)
             if w.startswith("init=")]
     if after is None and not init:
-        return {"/bin/init"} if "ktest" in words else None
+        return {"/bin/init"} if "ktest" in words or config.init else None
     if after == ["test"]:
         return None
     todo = ["/bin/init"] + init + [w for w in after or () if w.startswith("/bin/")]

@@ -64,7 +64,7 @@ def test_command_line(boot, name):
 # (QEMU numbers them 0..N-1); arch/x86/smp_test.c checks each one's state.
 # Each firmware boots 1, 2 and 4 CPUs (docs/testing.md); make test SMP=n
 # boots every configuration with n instead.
-SMP_BOOTS = [("ktest-bios", 4), ("init-bios", 4), ("ktest-uefi", 2), ("init-uefi", 4),
+SMP_BOOTS = [("ktest-bios", 4), ("init-bios", 4), ("ktest-uefi", 4), ("init-uefi", 2),
              ("ktest-qemu64", 2), ("ptdump-bios", 1), ("vsyscall-native-uefi", 1),
              ("ktest-x2apic", 4), ("smp-x2apic", 4)]
 
@@ -96,7 +96,7 @@ def test_smp_cpus_up(boot, name, ncpus):
 # (config, -smp N, instruction): getcpu pinned to each CPU in turn
 # (user/vsyscall/pinned.c) read every CPU of the boot, on the qemu64 boots
 # through lsl (no RDTSCP there), elsewhere through rdtscp.
-PINNED_BOOTS = [("init-bios", 4, "rdtscp"), ("init-uefi", 4, "rdtscp"),
+PINNED_BOOTS = [("init-bios", 4, "rdtscp"), ("init-uefi", 2, "rdtscp"),
                 ("vsyscall-native-uefi", 1, "rdtscp"),
                 ("init-qemu64", 2, "lsl"), ("vsyscall-native-bios", 2, "rdtscp"),
                 ("vsyscall-native-qemu64", 2, "lsl"), ("vsyscall-emulate-qemu64", 2, "lsl"),

@@ -176,17 +176,37 @@ def test_expect_names_the_pattern():
 def test_iso_modules_follow_the_makefile():
     # A name no user program will have (a student's user/hello.c is /bin/hello).
     extra = "extra/harness-selftest-module.elf"
-    mods = harness.iso_modules(Config("m", modules=(extra,), init="my/init.elf"))
     built = [e for e in glob.glob(os.path.join(harness.USER_DIR, "*.elf"))
              if os.path.basename(e) != "init.elf"]
     bad = glob.glob(os.path.join(harness.BAD_DIR, "*"))
-    assert mods[0] == (os.path.join(harness.ROOT, "my/init.elf"), "/bin/init")
-    assert (os.path.join(harness.ROOT, extra), "/bin/harness-selftest-module") in mods
-    assert len(mods) == 1 + len(built) + 1 + len(bad)
-    names = [name for _, name in mods]
-    assert names.count("/bin/init") == 1
-    assert len(set(names)) == len(names)
-    assert not any(os.path.basename(n).startswith(".") for n in names)
+    # The shell's boot (no `--`) carries every program and build/bad's files; an init of
+    # its own runs no other.
+    for config, programs in ((Config("m", modules=(extra,)), len(built) + len(bad)),
+                             (Config("m", modules=(extra,), init="my/init.elf"), 0)):
+        mods = harness.iso_modules(config)
+        init = os.path.join(harness.ROOT, "my/init.elf") if config.init else \
+            os.path.join(harness.USER_DIR, "init.elf")
+        assert mods[0] == (init, "/bin/init")
+        assert (os.path.join(harness.ROOT, extra), "/bin/harness-selftest-module") in mods
+        assert len(mods) == 1 + programs + 1
+        names = [name for _, name in mods]
+        assert names.count("/bin/init") == 1
+        assert len(set(names)) == len(names)
+        assert not any(os.path.basename(n).startswith(".") for n in names)
+
+
+@pytest.mark.parametrize("cmdline,init,programs", [
+    ("", None, None),                                   # the shell: every program
+    ("-- test", None, None),
+    ("ktest", None, {"/bin/init"}),
+    ("", "build/bad/odd", {"/bin/init"}),
+    ("-- /bin/attack -a", None, {"/bin/init", "/bin/attack", "/bin/layout", "/bin/service"}),
+    ("-- test /bin/vdsotest /bin/vdsomap", None, {"/bin/init", "/bin/vdsotest", "/bin/vdsomap"}),
+    ("init=/bin/systty", None, {"/bin/init", "/bin/systty"}),
+    ("-- /bin/bench", None, None),                      # bench runs /bin/sh
+])
+def test_boot_programs(cmdline, init, programs):
+    assert harness.boot_programs(Config("p", cmdline=cmdline, init=init)) == programs
 
 
 def test_full_cmdline():

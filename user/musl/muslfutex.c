@@ -145,18 +145,20 @@ struct wait_args {
 	int op;
 	uint32_t bitset;
 	long result;
+	volatile long tid;
 };
 
 static void *waiter(void *arg)
 {
 	struct wait_args *w = arg;
 
+	w->tid = gettid_();
 	__atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
 	w->result = futex(w->word, w->op, 0, NULL, NULL, w->bitset);
 	return NULL;
 }
 
-/* Start n waiters and give them time to sleep in the kernel. */
+/* Start n waiters and wait until each sleeps in the kernel (its futex wait). */
 static void start_waiters(pthread_t *t, struct wait_args *w, int n)
 {
 	int i;
@@ -166,7 +168,9 @@ static void start_waiters(pthread_t *t, struct wait_args *w, int n)
 		pthread_create(&t[i], NULL, waiter, &w[i]);
 	while (started < n)
 		sched_yield();
-	sleep_ms(50);
+	for (i = 0; i < n; i++)
+		if (!wait_until_sleeping(w[i].tid))
+			ktap_diag("waiter %ld is not asleep after 20 s", w[i].tid);
 }
 
 /* FUTEX_WAKE wakes as many as asked and says how many it woke; each waiter returns 0. */

@@ -316,48 +316,50 @@ static int test_exit_group(void)
 						      elapsed_ms(&t0));
 }
 
-static int pipefd[2];
+static int pipefd[2], gofd[2];
 
+/* The last thread: it waits for the parent's word, then writes and ends the process. */
 static void *worker_late(void *arg)
 {
+	char c;
+
 	(void)arg;
-	sleep_ms(200);
+	read(gofd[0], &c, 1);
 	write(pipefd[1], "w", 1);
 	exit(9);
 }
 
-static void *lone_main(void *arg)
-{
-	pthread_t t;
-
-	(void)arg;
-	pthread_create(&t, NULL, worker_late, NULL);
-	return NULL;
-}
+static long threads_of(pid_t pid);
 
 /*
- * The main thread ends (pthread_exit) while another runs on: the process
+ * The main thread ends (pthread_exit) while another waits on: the process
  * lives, kill(pid, 0) finds it, and wait4 reports it only when the last
  * thread has gone, with that thread's exit status.
  */
 static int test_main_exits_first(void)
 {
+	pthread_t t;
 	char c;
-	int status;
+	int status, i;
 	pid_t pid;
 
-	if (pipe(pipefd))
+	if (pipe(pipefd) || pipe(gofd))
 		return ktap_fail("pipe: %s", strerror(errno));
 	pid = fork();
 	if (pid == 0) {
-		lone_main(NULL);
+		pthread_create(&t, NULL, worker_late, NULL);
 		pthread_exit(NULL);
 	}
-	sleep_ms(60);
+	for (i = 0; i < 2000 && threads_of(pid) != 1; i++)
+		sleep_ms(10);
+	if (threads_of(pid) != 1)
+		return ktap_fail("the child has %ld threads after 20 s, not 1 (its main thread gone)",
+				 threads_of(pid));
 	if (waitpid(pid, &status, WNOHANG) != 0)
 		return ktap_fail("wait4 reported the process while a thread still ran");
 	if (kill(pid, 0))
 		return ktap_fail("kill(pid, 0) after the main thread's exit: %s", strerror(errno));
+	write(gofd[1], "g", 1);
 	if (waitpid(pid, &status, 0) != pid)
 		return ktap_fail("waitpid: %s", strerror(errno));
 	if (read(pipefd[0], &c, 1) != 1)

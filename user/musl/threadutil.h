@@ -1,4 +1,4 @@
-/* threadutil.h: what the musl thread programs share: the thread id, time, /proc/self/status. */
+/* threadutil.h: what the musl thread programs share: the thread id, time, /proc's thread state and status. */
 #ifndef MUSL_THREADUTIL_H
 #define MUSL_THREADUTIL_H
 
@@ -29,6 +29,31 @@ static inline void sleep_ms(long ms)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+}
+
+/*
+ * Wait until thread tid sleeps in the kernel (its state in /proc/TID/stat
+ * is S), polling for up to 20 s: 1 if it does, 0 if not.
+ */
+static inline int wait_until_sleeping(long tid)
+{
+	char file[64], line[256], *p;
+	int i;
+
+	snprintf(file, sizeof(file), "/proc/%ld/stat", tid);
+	for (i = 0; i < 20000; i++) {
+		FILE *f = fopen(file, "r");
+		int sleeping = 0;
+
+		if (f && fgets(line, sizeof(line), f) && (p = strrchr(line, ')')))
+			sleeping = p[1] == ' ' && p[2] == 'S';
+		if (f)
+			fclose(f);
+		if (sleeping)
+			return 1;
+		sleep_ms(1);
+	}
+	return 0;
 }
 
 /* The value of a "Field:\t..." line of /proc/self/status, or -1. */
