@@ -54,12 +54,40 @@ def run_program(name, *args, timeout=120):
     return r, docs[0]
 
 
+def pvm_guest():
+    """Whether the host kernel is a PVM guest (paravirtual: the guest kernel runs in the
+    hardware's ring 3, its hypervisor emulating the rest), seen in its symbols."""
+    try:
+        with open("/proc/kallsyms") as f:
+            return any(" pvm_" in line for line in f)
+    except OSError:
+        return False
+
+
+# Cases whose answer on a PVM guest is the hypervisor's, not the CPU's or Linux's: its
+# segments and IRET to a forged frame, CR4.TSD (rdtsc runs), FSGSBASE (not offered).
+PVM_DIFFERS = {
+    "sigframe": {"forged_frame_noncanonical_rsp_caught", "sigreturn_to_32bit_code",
+                 "sigreturn_bad_selectors_caught"},
+    "xstate": {"fpstate_misaligned_sigsegv"},
+    "muslseg": {"gs_kept_across_switch_two_threads_one_cpu", "gs_kept_across_switch_two_threads_two_cpus",
+                "gs_kept_across_switch_two_processes_one_cpu", "gs_kept_across_switch_two_processes_two_cpus",
+                "fsgsbase_offered_where_the_cpu_has_it"},
+    "glibcproc": {"prctl_tsc_sigsegv"},
+}
+
+
 @LINUX_X86_64
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_on_the_linux_host(name):
     r, doc = run_program(name)
-    failed = [x.line for x in doc.results if x.failed]
-    assert not failed and r.returncode == 0, "\n".join(failed) + "\n\n" + r.stdout
+    failed = [x for x in doc.results if x.failed]
+    excused = PVM_DIFFERS.get(name, set()) if failed and pvm_guest() else set()
+    wrong = [x.line for x in failed if x.name not in excused]
+    assert not wrong and (r.returncode == 0 or failed), "\n".join(wrong) + "\n\n" + r.stdout
+    if failed:
+        pytest.skip("the host is a PVM guest, whose answer is the hypervisor's in: %s (the rest pass)"
+                    % ", ".join(x.name for x in failed))
 
 
 @LINUX_X86_64
