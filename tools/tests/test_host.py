@@ -10,6 +10,7 @@ configuration, the program says SKIP and why (docs/testing.md). Each
 program runs in a session of its own (procs.run), killed whole on a
 timeout, and must leave no process behind.
 """
+import functools
 import glob
 import os
 import platform
@@ -54,12 +55,18 @@ def run_program(name, *args, timeout=120):
     return r, docs[0]
 
 
+@functools.lru_cache(maxsize=None)
 def pvm_guest():
     """Whether the host kernel is a PVM guest (paravirtual: the guest kernel runs in the
-    hardware's ring 3, its hypervisor emulating the rest), seen in its symbols."""
+    hardware's ring 3, its hypervisor emulating the rest): a virtual machine (CPUID's
+    hypervisor bit) whose kernel has PVM's guest detection, pvm_detect. Not any "pvm_"
+    symbol: every Linux has mm/vmalloc.c's pvm_determine_end_from_reverse."""
     try:
+        with open("/proc/cpuinfo") as f:
+            if not re.search(r"^flags\s*:.* hypervisor\b", f.read(), re.MULTILINE):
+                return False
         with open("/proc/kallsyms") as f:
-            return any(" pvm_" in line for line in f)
+            return any(line.rstrip("\n").endswith(" pvm_detect") for line in f)
     except OSError:
         return False
 
