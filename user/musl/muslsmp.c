@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include "ktap.h"
 #include "threadutil.h"
@@ -58,16 +59,27 @@ static void *spinner(void *arg)
 	return NULL;
 }
 
+static long cpu_ms(const struct timespec *c0)
+{
+	struct timespec c;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
+	return (c.tv_sec - c0->tv_sec) * 1000 + (c.tv_nsec - c0->tv_nsec) / 1000000;
+}
+
 static int test_parallel(void)
 {
 	pthread_t t[MAX_THREADS];
-	struct timespec t0;
+	struct timespec t0, c0;
+	struct utsname u;
+	long wall, cpu;
 	int i;
 
 	nthreads = ncpus() < MAX_THREADS ? ncpus() : MAX_THREADS;
 	if (nthreads < 2)
 		return skip("one CPU: threads cannot run in parallel");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
 	for (i = 0; i < nthreads; i++)
 		pthread_create(&t[i], NULL, spinner, (void *)(long)i);
 	while (!parallel && elapsed_ms(&t0) < 10000)
@@ -75,9 +87,22 @@ static int test_parallel(void)
 	stop = 1;
 	for (i = 0; i < nthreads; i++)
 		pthread_join(t[i], NULL);
-	printf("# %d threads on %d CPUs: %s after %ld ms\n", nthreads, ncpus(),
-	       parallel ? "seen on two CPUs at once" : "never seen in parallel", elapsed_ms(&t0));
-	return parallel ? 1 : ktap_fail("no two threads were seen on different CPUs at once in 10 s");
+	wall = elapsed_ms(&t0);
+	cpu = cpu_ms(&c0);
+	printf("# %d threads on %d CPUs: %s after %ld ms (%ld ms of CPU)\n", nthreads, ncpus(),
+	       parallel ? "seen on two CPUs at once" : "never seen in parallel", wall, cpu);
+	if (parallel)
+		return 1;
+	/*
+	 * Spinners that overlapped for half the time have used 1.5 times the
+	 * wall time in CPU, and would have been seen. Less, on a Linux host,
+	 * is a machine busy with other work (two QEMUs of make test) that gave
+	 * this process one CPU at a time. On ccos it is the kernel's own
+	 * failure: its CPUs are QEMU's, and their clocks run on.
+	 */
+	if (2 * cpu < 3 * wall && !uname(&u) && !strstr(u.release, "-ccos"))
+		return skip("the machine never ran two of this program's threads at once (busy)");
+	return ktap_fail("no two threads were seen on different CPUs at once in 10 s");
 }
 
 /* ---- TLB shootdown: unmapped on one CPU, the reader on another must fault ---- */
