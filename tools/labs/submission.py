@@ -6,13 +6,11 @@ writing: tools/, user/ and the Makefiles (the graders, the harness, the
 ring-3 checks, the build), but for the files that hold a lab's solution
 region, which students write in. So a student cannot change the grader.
 """
-import filecmp
 import os
 import shutil
 import subprocess
 import sys
 import tarfile
-import time
 
 import catalog
 from tree import LAB_FILE, all_regions, student_files, seed_build
@@ -71,26 +69,15 @@ def lab_of(tree):
 
 
 def prepare(kit, paths, tree):
-    """Put the kit's files (paths, relative to kit) over the tree; seed its build from kit's.
-    A file the same as the kit's gets the kit's time, any other file now: make rebuilds
-    exactly what the student changed, whatever times the hand-in's files came with."""
+    """Put the kit's files (paths, relative to kit) over the tree; seed its build from kit's
+    (tree.seed_build): make rebuilds exactly what the student changed, whatever times the
+    hand-in's files came with."""
     shutil.rmtree(os.path.join(tree, "tools"), ignore_errors=True)
     for p in paths:
         os.makedirs(os.path.dirname(os.path.join(tree, p)), exist_ok=True)
         shutil.copy2(os.path.join(kit, p), os.path.join(tree, p))
     shutil.rmtree(os.path.join(tree, "build"), ignore_errors=True)
-    if os.path.isdir(os.path.join(kit, "build")):
-        seed_build(kit, tree)
-    now = time.time()
-    for d, dirs, files in os.walk(tree):
-        if d == tree:
-            dirs[:] = [x for x in dirs if x not in ("build", ".git")]
-        for f in files:
-            mine = os.path.join(d, f)
-            theirs = os.path.join(kit, os.path.relpath(mine, tree))
-            same = os.path.isfile(theirs) and filecmp.cmp(mine, theirs, shallow=False)
-            t = os.stat(theirs).st_mtime if same else now
-            os.utime(mine, (t, t))
+    seed_build(kit, tree)
 
 
 def build(tree):

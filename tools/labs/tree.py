@@ -1,7 +1,9 @@
 """Student trees: the starting point of a lab, written as a git repository of its own."""
+import filecmp
 import os
 import shutil
 import subprocess
+import time
 
 import leaks
 import regions
@@ -117,10 +119,23 @@ def write_tree(root, lab, out):
                    check=True)
 
 
-def seed_build(root, out):
-    """Copy root's build/ into the student tree at out, times kept, so that
-    `make` there rebuilds only what the stubs changed (tests, batch grading)."""
+def seed_build(src, out):
+    """Copy src's build/ into the tree at out, times kept, and give each file of
+    out that is the same as src's src's time, any other file now: `make` there
+    rebuilds exactly what differs from src (src is the full tree, a kit, or the
+    student tree of the lab before, whose stubs are all but one the same)."""
     skip = {"test", "labs", "mutants", "attack", "grade", "ccos.iso", "ccos-root"}
-    src = os.path.join(root, "build")
-    shutil.copytree(src, os.path.join(out, "build"), symlinks=True,
-                    ignore=lambda d, names: [n for n in names if d == src and n in skip])
+    build = os.path.join(src, "build")
+    if os.path.isdir(build):
+        shutil.copytree(build, os.path.join(out, "build"), symlinks=True,
+                        ignore=lambda d, names: [n for n in names if d == build and n in skip])
+    now = time.time()
+    for d, dirs, files in os.walk(out):
+        if d == out:
+            dirs[:] = [x for x in dirs if x not in ("build", ".git")]
+        for f in files:
+            mine = os.path.join(d, f)
+            theirs = os.path.join(src, os.path.relpath(mine, out))
+            same = os.path.isfile(theirs) and filecmp.cmp(mine, theirs, shallow=False)
+            t = os.stat(theirs).st_mtime if same else now
+            os.utime(mine, (t, t))

@@ -73,6 +73,7 @@ def pytest_collection_modifyitems(session, config, items):
 
 def pytest_collection_finish(session):
     """Start every boot that a selected test names, two at a time, before the tests run."""
+    config = session.config
     names = set()
     for item in session.items:
         callspec = getattr(item, "callspec", None)
@@ -80,6 +81,10 @@ def pytest_collection_finish(session):
             if isinstance(value, str) and value in harness._registry:
                 names.add(value)
     harness.prefetch(sorted(names, key=list(harness._registry).index))
+    if _whole_suite(config):
+        # The gdb sessions of modules collected after the first KTAP boot's
+        # (test_pti's audits, test_replay's) were not registered yet then.
+        harness.prefetch(list(harness._job_registry))
 
 
 def pytest_terminal_summary(terminalreporter, config):
@@ -100,3 +105,4 @@ def pytest_sessionfinish(session):
 def boot():
     """boot(name_or_config) -> harness.Boot, booted once per session."""
     return harness.boot
+

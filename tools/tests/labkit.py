@@ -42,15 +42,17 @@ def restore(path, lab):
                 f.write(fixed)
 
 
-def _new_tree(lab, name, restored=False, boots=True):
+def _new_tree(lab, name, restored=False, boots=True, base=None):
     """Write, seed and build one student tree, then queue its boots (with boots): (lab, path,
-    make status, make output, its boots' configurations)."""
+    make status, make output, its boots' configurations). Its build is seeded from base's (a
+    Future of another tree's answer) if that tree built, else from the full tree's."""
     path = os.path.join(LAB_DIR, name)
     shutil.rmtree(path, ignore_errors=True)
     tree.write_tree(harness.ROOT, lab, path)
     if restored:
         restore(path, lab)
-    tree.seed_build(harness.ROOT, path)
+    seed = base.result() if base else None
+    tree.seed_build(seed[1] if seed and seed[2] == 0 else harness.ROOT, path)
     status, output = make(path)
     configs = {k: grade.config(k, path, "labs-" + name) for k in lab.boots}
     if status == 0 and boots:
@@ -58,14 +60,24 @@ def _new_tree(lab, name, restored=False, boots=True):
     return lab, path, status, output, configs
 
 
-_builds = ThreadPoolExecutor(max_workers=2, thread_name_prefix="labtree")
+# One at a time, in the labs' order: lab N's tree differs from lab N-1's only in lab N-1's
+# regions, so each builds from the one before in seconds (tree.seed_build); the first from
+# the full tree rebuilds everything that includes a region's file.
+_builds = ThreadPoolExecutor(max_workers=1, thread_name_prefix="labtree")
 _trees = {}         # name -> Future of _new_tree's answer
 
 
 def _jobs():
-    """tree name -> (lab, whether its solution is put back)"""
-    jobs = {lab.slug: (lab, False) for lab in LABS}
-    jobs.update({"restored-" + name: (catalog.find(name), True) for name in RESTORED})
+    """tree name -> (lab, whether its solution is put back, the tree its build starts from)"""
+    jobs, before = {}, None
+    for lab in LABS:
+        jobs[lab.slug] = (lab, False, before)
+        before = lab.slug
+    # Lab N's tree with its solution put back has the regions of lab N+1's: it builds from that.
+    after = {lab.number: lab.slug for lab in LABS}
+    for name in RESTORED:
+        lab = catalog.find(name)
+        jobs["restored-" + name] = (lab, True, after.get(lab.number + 1, lab.slug))
     return jobs
 
 
@@ -76,15 +88,15 @@ def start():
     if _trees or not tree.all_regions(harness.ROOT):
         return
     harness.prefetch(grade.config(k) for lab in LABS for k in lab.boots)
-    for name, (lab, restored) in _jobs().items():
-        _trees[name] = _builds.submit(_new_tree, lab, name, restored)
+    for name, (lab, restored, base) in _jobs().items():
+        _trees[name] = _builds.submit(_new_tree, lab, name, restored, True, _trees.get(base))
 
 
 def student_tree(name):
     """The answer of _new_tree for one tree, built now if start() has not queued it (make
     test-course's tests want two trees, not their boots)."""
     if name not in _trees:
-        lab, restored = _jobs()[name]
+        lab, restored, _ = _jobs()[name]
         _trees[name] = _builds.submit(_new_tree, lab, name, restored, False)
     return _trees[name].result()
 
