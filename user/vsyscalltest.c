@@ -375,7 +375,12 @@ static int test_single_step(void)
 		return ktap_fail("only %d single-step traps: the trap flag did nothing", steps_total);
 	if (emulated() && steps_in_page > 1)
 		return ktap_fail("%d steps inside the page: not emulated?", steps_in_page);
-	if (mode == NATIVE && steps_in_page < 5)
+	/*
+	 * Native code is more than the emulation's one instruction, whether it
+	 * reads the clock in ring 3 or makes the page's own system call (no
+	 * counter published, or a tree before lab 6 has the reader).
+	 */
+	if (mode == NATIVE && steps_in_page < 2)
 		return ktap_fail("%d steps inside the page: not native code?", steps_in_page);
 	return 1;
 }

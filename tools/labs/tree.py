@@ -53,6 +53,20 @@ def all_regions(root):
     return found
 
 
+def written_lines(root, lab):
+    """What a student of lab writes, as its handout counts it: the lines of its regions'
+    solutions that hold code (not blank, not only a comment), {"C": n, "NASM": n}."""
+    counts = {"C": 0, "NASM": 0}
+    for path, rs in all_regions(root).items():
+        nasm = path.endswith((".asm", ".inc"))
+        comment = (";",) if nasm else ("/*", "*", "//")
+        for r in rs:
+            if r.lab == lab.name:
+                counts["NASM" if nasm else "C"] += sum(
+                    1 for line in r.solution if line.strip() and not line.strip().startswith(comment))
+    return counts
+
+
 def student_files(root):
     """The files of root that a student tree has (as the student gets them)."""
     return [p for p in tracked_files(root) if not p.startswith(TEACHER_ONLY)]

@@ -71,12 +71,42 @@ def test_no_solution_survives(kit, lab):
                 assert text not in student, "%s: solution line of %s left: %s" % (rel, r.lab, text)
 
 
+def _samples(handout):
+    """The lines of a handout's samples of what the starting point prints: its fenced
+    blocks that begin with the stub's `LAB TODO:` message."""
+    with open(os.path.join(harness.ROOT, handout)) as f:
+        blocks = f.read().split("```")[1::2]
+    lines = [b.strip().splitlines() for b in blocks]
+    return [line for block in lines if block and block[0].startswith("LAB TODO: ") for line in block]
+
+
+@pytest.mark.parametrize("lab", [lab.name for lab in LABS if _samples(lab.handout)])
+def test_handout_samples_are_what_the_stub_prints(kit, lab):
+    """A line a handout shows as the starting point's output is a line one of the untouched
+    tree's grading boots printed (docs/labs/08-pti.md once showed an Intel CPU's)."""
+    lab, path, configs = built(kit, catalog.find(lab).slug)
+    printed = set()
+    for b in (harness.boot(c) for c in configs.values()):
+        with open(b.log_path, errors="replace") as f:
+            printed.update(line.strip() for line in f)
+    missing = [line for line in _samples(lab.handout) if line.strip() not in printed]
+    assert not missing, "%s shows lines no boot of the starting point printed: %s" % (
+        lab.handout, missing)
+
+
 @pytest.mark.parametrize("lab", RESTORED)
 def test_restored_solution_full_marks(kit, lab):
+    """Full marks, and no boot of the tree prints a failing case: a case that needs a later
+    lab's code skips until that lab is done, and says so."""
     lab, path, configs = built(kit, "restored-" + lab)
-    r, _ = grade_with(kit, lab, configs, path)
+    r, boots = grade_with(kit, lab, configs, path)
     assert r.score == r.points, "with its solution put back, %s scores %d/%d:\n%s" % (
         lab.name, r.score, r.points, r.report)
+    for key, b in boots.items():
+        with open(b.log_path, errors="replace") as f:
+            failing = [line.strip() for line in f if line.lstrip().startswith("not ok")]
+        assert not failing, "the %s boot of a correct lab %d tree (%s) fails cases:\n%s" % (
+            key, lab.number, os.path.relpath(b.log_path, harness.ROOT), "\n".join(failing))
 
 
 def test_gradescope_results_of_a_grade(kit, tmp_path):

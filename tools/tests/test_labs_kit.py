@@ -5,6 +5,7 @@ batch, and the mutation suite's files."""
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -307,3 +308,39 @@ def test_an_edited_nasm_include_rebuilds_the_entry():
                             "build/arch/x86/entry/%s.o" % obj], cwd=harness.ROOT,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         assert "nasm" in r.stdout and "%s.asm" % obj in r.stdout, r.stdout
+
+
+def _near(claim, actual):
+    """"about N": within 15 % of the count, or 5 lines."""
+    return abs(claim - actual) <= max(5, actual * 0.15)
+
+
+@pytest.mark.parametrize("lab", [lab.name for lab in catalog.LABS])
+def test_sizes_in_the_docs_are_the_solutions(lab):
+    """Every "about N lines" of a handout, and the lab's row of docs/teaching.md, is the
+    size of what the student writes (tree.written_lines), in each language it holds."""
+    lab = catalog.find(lab)
+    actual = tree.written_lines(harness.ROOT, lab)
+    with open(os.path.join(harness.ROOT, lab.handout)) as f:
+        handout = " ".join(f.read().split())
+    unchecked = re.findall(r"about \d+ lines(?! of (?:C|NASM))", handout)
+    assert not unchecked, "%s: a size without its language, which no test checks: %s" % (
+        lab.handout, unchecked)
+    claims = {}
+    for n, language in re.findall(r"about (\d+) lines of (C|NASM)", handout):
+        claims.setdefault(language, []).append(int(n))
+    with open(os.path.join(harness.ROOT, "docs", "teaching.md")) as f:
+        row = [line for line in f if line.startswith("| %d `%s` |" % (lab.number, lab.name))]
+    assert len(row) == 1, "docs/teaching.md has no row of its own for lab %d" % lab.number
+    m = re.search(r"about (\d+) lines(?: of C and (\d+) of NASM)?", row[0])
+    assert m, "docs/teaching.md's row of lab %d gives no size" % lab.number
+    claims.setdefault("C", []).append(int(m.group(1)))
+    if m.group(2):
+        claims.setdefault("NASM", []).append(int(m.group(2)))
+    for language, n in actual.items():
+        if n:
+            assert claims.get(language), "%s gives no size of its %d lines of %s" % (
+                lab.handout, n, language)
+        for claim in claims.get(language, []):
+            assert _near(claim, n), "lab %d's docs say about %d lines of %s; its solution has %d" % (
+                lab.number, claim, language, n)
