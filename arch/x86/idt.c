@@ -104,7 +104,8 @@ void idt_set_user_gate(int vector, trap_handler_t handler)
 /* LAB gate: STUB
 // A gate ring 3 may raise with `int vector` (SDM Vol. 3 §6.12.1.1), whose
 // handler is `handler`:
-// 1. trap_handlers[vector] is what trap_dispatch calls.
+// 1. trap_handlers[vector] is what trap_other calls (trap_dispatch's way
+//    in for every vector but the vsyscall page's two).
 // 2. idt[vector] is the 16-byte descriptor the CPU reads (§6.14.1,
 //    Figure 6-8): the target's address in three pieces (bits 15:0, 31:16,
 //    63:32), the selector of the code segment it runs in, the IST index,

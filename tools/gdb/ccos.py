@@ -219,10 +219,12 @@ def current_process():
     """The process the selected CPU runs (its cpus[n].current), or None."""
     cpu = cpu_of_gs()
     try:
+        # The value is lazy: int() reads it, and before the kernel's paging (at the reset
+        # vector, in the firmware) the read is a gdb.MemoryError, one of gdb.error.
         p = gdb.parse_and_eval("cpus[%d].current" % (cpu or 0))
+        return None if int(p) == 0 else p.dereference()
     except gdb.error:
         return None
-    return None if int(p) == 0 else p.dereference()
 
 
 # --- Symbols: the kernel and one user program --------------------------------------
@@ -270,8 +272,13 @@ to stop in one program only, add a condition:
         if not name:
             p = current_process()
             if p is None:
-                raise gdb.GdbError("no current process on this CPU (its cpus[n].current is NULL): name a program")
-            name = c_string(p["comm"])
+                raise gdb.GdbError("no current process on this CPU (its cpus[n].current is NULL, or"
+                                   " not readable yet: the kernel has not started one): name a program")
+            try:
+                name = c_string(p["comm"])
+            except gdb.error as e:
+                raise gdb.GdbError("the current process's name cannot be read (%s): name a program"
+                                   % e) from None
         path = user_elf_path(name)
         if not os.path.exists(path):
             progs = sorted(f[:-4] for f in os.listdir(USER_DIR)

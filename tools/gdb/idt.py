@@ -43,11 +43,16 @@ def gate(base, v):
 
 
 def c_handler(v):
+    """What trap_dispatch calls for v: trap_entries[v], which for most vectors is trap_other,
+    which calls trap_handlers[v] ("" for unhandled_trap); None without the tables."""
     try:
+        entry = int(value("trap_entries[%d]" % v)) & MASK64
         h = int(value("trap_handlers[%d]" % v)) & MASK64
     except gdb.GdbError:
         return None
-    name = symbol(h) or "%#x" % h
+    entry, name = symbol(entry) or "%#x" % entry, symbol(h) or "%#x" % h
+    if entry != "trap_other":
+        return entry + ("" if name == "unhandled_trap" else "; trap_handlers: " + name)
     return "" if name == "unhandled_trap" else name
 
 
@@ -85,8 +90,10 @@ class Idt(gdb.Command):
 For each gate: its type (interrupt gates clear IF, trap gates do not),
 DPL (3: user code may raise it with int N; 0: int N from ring 3 is a #GP),
 IST (a stack of the TSS, for #DF, NMI and #MC), the code selector, the
-entry stub it jumps to, and the C handler trap_dispatch calls
-(trap_handlers[VECTOR]). Without VECTOR, the exceptions and every gate
+entry stub it jumps to, and the C function trap_dispatch calls:
+trap_entries[VECTOR], which is trap_other (named no further) but for the
+vsyscall page's ways in (0xcc: vsyscall_call; 14: page_fault_entry),
+then trap_other's trap_handlers[VECTOR]. Without VECTOR, the exceptions and every gate
 that has a C handler, DPL 3 or an IST stack."""
 
     def __init__(self):

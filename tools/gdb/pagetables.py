@@ -106,6 +106,17 @@ the entry and the user-visible fixmap pages, nothing else."""
 
     def invoke(self, arg, from_tty):
         cr3 = reg("cr3")
+        try:
+            enabled = bool(int(value("pti_enabled")))
+        except gdb.GdbError:
+            raise gdb.GdbError("ccos-pti: no pti_enabled here: this kernel has no PTI") from None
+        if not enabled:
+            # One table a process: CR3's bit 12 is an address bit, and the next page is no
+            # user table (pti_init decides once, at boot: docs/pti.md).
+            print("ccos-pti: PTI is off in this boot (pti=off, or pti=auto on a CPU that needs"
+                  " none): ring 3 runs on the kernel's table, CR3 %#x; `ccos-pt ADDR` walks it"
+                  % cr3)
+            return
         kernel = cr3 & PTE_ADDR & ~PTI_USER_PGD
         user = kernel + PTI_USER_PGD
         print("ccos-pti: CR3 %#x: %s table; kernel %#x, user %#x (PCID %#x)"

@@ -84,6 +84,13 @@ def hex_of(text, what, session):
 # --- Booting to kmain, and the helpers at the end of kmain --------------------------
 
 KMAIN_SCRIPT = """
+echo @@@ user-early\\n
+python
+try:
+    gdb.execute("ccos-user")
+except gdb.error as e:
+    print("error: %s" % e)
+end
 break kmain
 continue
 echo @@@ kmain\\n
@@ -105,6 +112,8 @@ echo @@@ idt-0xcc\\n
 ccos-idt 0xcc
 echo @@@ vsyscall\\n
 ccos-vsyscall
+echo @@@ pti-off\\n
+ccos-pti
 delete
 break sys_write if $_streq($ccos_comm(), "init")
 continue
@@ -127,7 +136,8 @@ echo @@@ end\\n
 def kmain_session(fw):
     # Two CPUs under SeaBIOS: QEMU's stub shows each as a thread (docs/gdb.md).
     extra = ("-smp", "2") if fw == "bios" else ()
-    return run_session(Config("gdb-" + fw, fw=fw, extra=extra), KMAIN_SCRIPT)
+    # pti=off whatever make test's PTI= says: ccos-pti's answer on a boot without PTI is a case.
+    return run_session(Config("gdb-" + fw, fw=fw, cmdline="pti=off", extra=extra), KMAIN_SCRIPT)
 
 
 def session(fw):
@@ -161,9 +171,28 @@ def test_idt_gate(vector, dpl):
 
 
 def test_idt_page_fault_handler():
+    """#PF's way in is page_fault_entry (xonly's calls), then trap_other's page_fault."""
     s = session("bios")
-    assert re.search(r"-> page_fault$", s.step("idt-14"), re.MULTILINE), \
-        s.report("ccos-idt 14 does not name page_fault as the C handler")
+    assert re.search(r"-> page_fault_entry; trap_handlers: page_fault$", s.step("idt-14"),
+                     re.MULTILINE), s.report("ccos-idt 14 does not name page_fault_entry, then page_fault")
+
+
+def test_user_helper_before_the_kernel_runs():
+    """ccos-user alone at the reset vector (no paging, no process) says so in words."""
+    s = session("bios")
+    out = s.step("user-early")
+    assert re.search(r"^error: no current process on this CPU", out, re.MULTILINE) \
+        and "Python Exception" not in s.output, s.report("ccos-user at the reset vector:\n" + out)
+
+
+@pytest.mark.parametrize("fw", ["bios", "uefi"])
+def test_pti_helper_on_a_boot_without_pti(fw):
+    """With pti=off there is one table a process: ccos-pti says so, and lists no "user table"
+    (it once took the page after CR3's for one and listed a thousand kernel pages)."""
+    s = session(fw)
+    out = s.step("pti-off")
+    assert re.search(r"^ccos-pti: PTI is off in this boot .*CR3 0x[0-9a-f]+", out, re.MULTILINE) \
+        and "kernel-half pages" not in out, s.report("ccos-pti on a pti=off boot:\n" + out)
 
 
 def test_idt_says_what_a_gate_without_handler_does():
@@ -180,8 +209,8 @@ def test_idt_vsyscall_vector():
     s = session("bios")
     out = s.step("idt-0xcc")
     assert re.search(r"^0xcc 204 .* interrupt gate, DPL 3, IST 0, selector 0x10, .*"
-                     r"-> emulate_vsyscall$", out, re.MULTILINE), \
-        s.report("ccos-idt 0xcc is not a DPL 3 interrupt gate to emulate_vsyscall:\n" + out)
+                     r"-> vsyscall_call; trap_handlers: emulate_vsyscall$", out, re.MULTILINE), \
+        s.report("ccos-idt 0xcc is not a DPL 3 interrupt gate to vsyscall_call:\n" + out)
 
 
 @pytest.mark.parametrize("fw", ["bios", "uefi"])
