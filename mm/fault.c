@@ -94,8 +94,8 @@ static void user_page_fault(struct trap_frame *tf, uint64_t addr)
  * (whose kernel mode ignored W), checks every page and breaks its sharing
  * before each copy_to_user: that costs every copy, this only the copy
  * that meets such a page. A lockless system call (or the vsyscall
- * emulation) holds no kernel lock: the entry layer takes it for the
- * answer (lockless_handle_mm_fault). The handler works with the SMAP
+ * emulation) holds no kernel lock: the entry layer, which knows, takes it
+ * for the answer then (uaccess_handle_mm_fault). The handler works with the SMAP
  * window closed; iretq reopens it for the retry (the frame's RFLAGS has
  * AC set).
  */
@@ -108,9 +108,7 @@ static bool uaccess_fault_answered(struct trap_frame *tf, uint64_t addr)
 	    !search_exception_table(tf->rip))
 		return false;
 	user_access_end();
-	if (spin_held(&kernel_lock))
-		return !handle_mm_fault(p->mm, addr, access);
-	return !lockless_handle_mm_fault(p->mm, addr, access);
+	return !uaccess_handle_mm_fault(p->mm, addr, access);
 }
 
 /* A fault in kernel mode: a uaccess function's fixup, a test that expects it, or a panic. */

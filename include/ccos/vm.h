@@ -70,8 +70,8 @@ uint64_t prot_to_pte(int prot);
 /* mm/memory.c: the pages of areas, filled at their first touch and shared by fork until written */
 int mm_wipe_on_fork(struct mm *mm, uint64_t start, uint64_t end, bool on);	/* MADV_WIPEONFORK */
 int handle_mm_fault(struct mm *mm, uint64_t addr, unsigned int access);	/* PF_WRITE, PF_INSTR */
-/* The same from a lockless call, the lock taken for it (arch/x86/entry/common.c). */
-int lockless_handle_mm_fault(struct mm *mm, uint64_t addr, unsigned int access);
+/* The same for a user access of the kernel's, locked or lockless (arch/x86/entry/common.c). */
+int uaccess_handle_mm_fault(struct mm *mm, uint64_t addr, unsigned int access);
 struct trap_frame;
 long lockless_with_areas(long (*fn)(const struct trap_frame *tf), const struct trap_frame *tf);
 int copy_pages(struct mm *mm, struct mm *old, const struct vma *v);

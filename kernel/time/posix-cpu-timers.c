@@ -115,18 +115,17 @@ bool cpu_clock_charged_by(clockid_t resolved, const struct process *t)
 }
 
 /*
- * clock_gettime and clock_getres are lockless calls (docs/smp.md), but a
- * CPU-time clock reads other threads and the process table, the kernel
- * lock's: without it, they take it through the entry layer, as a lockless
- * page fault does (mm/fault.c). The other clocks never come here.
+ * A CPU-time clock reads other threads and the process table, the kernel
+ * lock's. clock_gettime and clock_getres are lockless calls (docs/smp.md):
+ * they come here through the entry layer's lockless_cpu_clock, which takes
+ * the lock for them (kernel/time/sys_time.c); every other caller holds it.
  */
 int cpu_clock_gettime(clockid_t clock, struct timespec *ts)
 {
 	struct process *p;
 	uint64_t ns;
 
-	if (!spin_held(&kernel_lock))
-		return lockless_cpu_clock(cpu_clock_gettime, clock, ts);
+	assert_kernel_locked();
 	clock = cpu_clock_encoded(clock);
 	if (!(p = clock_owner(clock, true)))
 		return -EINVAL;
@@ -138,8 +137,7 @@ int cpu_clock_gettime(clockid_t clock, struct timespec *ts)
 /* The sampled clocks resolve a tick (given as 1/HZ, as Linux), the measured one a nanosecond. */
 int cpu_clock_getres(clockid_t clock, struct timespec *res)
 {
-	if (!spin_held(&kernel_lock))
-		return lockless_cpu_clock(cpu_clock_getres, clock, res);
+	assert_kernel_locked();
 	clock = cpu_clock_encoded(clock);
 	if (!clock_owner(clock, false))
 		return -EINVAL;

@@ -33,7 +33,9 @@ long sys_time(int64_t __user *t)
 long sys_clock_gettime(int clock, struct timespec __user *uts)
 {
 	struct timespec ts;
-	int err = do_clock_gettime(clock, &ts);
+	/* Lockless: a CPU-time clock takes the lock for its reading (posix-cpu-timers.c). */
+	int err = is_cpu_clock(clock) ? lockless_cpu_clock(cpu_clock_gettime, clock, &ts)
+				      : do_clock_gettime(clock, &ts);
 
 	if (err)
 		return err;
@@ -43,7 +45,8 @@ long sys_clock_gettime(int clock, struct timespec __user *uts)
 long sys_clock_getres(int clock, struct timespec __user *uts)
 {
 	struct timespec ts;
-	int err = do_clock_getres(clock, &ts);
+	int err = is_cpu_clock(clock) ? lockless_cpu_clock(cpu_clock_getres, clock, &ts)
+				      : do_clock_getres(clock, &ts);
 
 	if (err)
 		return err;

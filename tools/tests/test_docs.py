@@ -293,6 +293,27 @@ def test_generic_code_uses_the_architecture_through_asm_arch_h():
     assert not found, "generic code includes the architecture's own headers:\n  " + "\n  ".join(found)
 
 
+def test_only_the_entry_layer_asks_who_holds_the_kernel_lock():
+    """Below the entry layer a function knows its lock state from its caller: it asserts the
+    lock (assert_kernel_locked), never branches on it (docs/smp.md)."""
+    out = subprocess.run(["git", "-C", ROOT, "grep", "-n", "spin_held(&kernel_lock)", "--",
+                          "*.c", "*.h"], capture_output=True, text=True).stdout
+    found = [line for line in out.splitlines()
+             if not line.startswith(("arch/x86/entry/", "kernel/locking/"))]
+    assert out and not found, "asked outside the entry layer and lockdebug:\n  " + "\n  ".join(found)
+
+
+def test_every_lock_is_in_the_lock_table():
+    """docs/smp.md's table names every spinlock the kernel defines (tests' own aside)."""
+    out = subprocess.run(["git", "-C", ROOT, "grep", "-h", "DEFINE_SPINLOCK(", "--", "*.c",
+                          ":!*_test.c"], capture_output=True, text=True).stdout
+    locks = set(re.findall(r"^(?:static )?DEFINE_SPINLOCK\((\w+)\)", out, re.MULTILINE))
+    with open(os.path.join(ROOT, "docs", "smp.md")) as f:
+        table = [line for line in f if line.startswith("| `")]
+    missing = sorted(l for l in locks if not any(line.startswith("| `%s`" % l) for line in table))
+    assert len(locks) >= 5 and not missing, "locks missing from docs/smp.md's table: %s" % missing
+
+
 def test_conformance_tables_are_the_last_ltp_run():
     """docs/conformance.md's tables are what tools/ltp makes of docs/ltp-results.txt, the last
     `make ltp` and `tools/ltp host`: a run that changed the results changes the page too."""

@@ -315,14 +315,18 @@ void lockless_exit(int status)
 }
 
 /*
- * A lockless call's user access that faults on a page the process's
- * memory can make ready (its first touch, or the copy of a page fork
- * shares: mm/fault.c): the memory is the lock's, taken here for it.
+ * A user access of the kernel's that faults on a page the process's memory
+ * can make ready (its first touch, or the copy of a page fork shares:
+ * mm/fault.c). The memory is the lock's: a locked call holds it; a
+ * lockless one (this CPU does not hold it) takes it here. The fault came
+ * from kernel code, so which of the two was running is the lock's state.
  */
-int lockless_handle_mm_fault(struct mm *mm, uint64_t addr, unsigned int access)
+int uaccess_handle_mm_fault(struct mm *mm, uint64_t addr, unsigned int access)
 {
 	int err;
 
+	if (spin_held(&kernel_lock))
+		return handle_mm_fault(mm, addr, access);
 	lock_kernel();
 	err = handle_mm_fault(mm, addr, access);
 	unlock_kernel();
