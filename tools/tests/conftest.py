@@ -105,4 +105,3 @@ def pytest_sessionfinish(session):
 def boot():
     """boot(name_or_config) -> harness.Boot, booted once per session."""
     return harness.boot
-

@@ -7,17 +7,15 @@ steps with `echo @@@ STEP` lines; a test reads one step's output. The
 vsyscall walkthrough of docs/gdb.md runs as a script too, in emulate and in
 xonly mode.
 """
-import dataclasses
 import glob
 import os
 import re
 import shutil
-import sys
 
 import pytest
 
-import gdbboot
 import harness
+from gdbboot import hex_of, kernel_has, run_session
 from harness import Config
 
 GDB = shutil.which("gdb")
@@ -25,60 +23,6 @@ pytestmark = pytest.mark.skipif(GDB is None, reason="gdb is not installed (tools
 
 VSYSCALL = 0xffffffffff600000
 VVAR = 0xffffffffff5ff000
-TIMEOUT = gdbboot.TIMEOUT
-
-
-def kernel_has(symbol):
-    """Whether build/kernel.elf defines symbol (from build/kernel.sym, nm -n)."""
-    try:
-        with open(os.path.join(harness.BUILD, "kernel.sym")) as f:
-            return any(line.split()[-1] == symbol for line in f if line.strip())
-    except OSError:
-        return False
-
-
-@dataclasses.dataclass
-class Session:
-    name: str
-    output: str
-    code: int
-    log_path: str
-
-    def step(self, name):
-        """The output of one `echo @@@ NAME` step, up to the next step."""
-        m = re.search(r"^@@@ %s\n(.*?)(?=^@@@ |\Z)" % re.escape(name), self.output,
-                      re.MULTILINE | re.DOTALL)
-        assert m, self.report("step %r never ran" % name)
-        return m.group(1)
-
-    def report(self, headline):
-        tail = "\n".join("    | " + l for l in self.output.rstrip().splitlines()[-40:])
-        return "%s\n  gdb session %s exited with %d; its output: %s\n  last lines:\n%s" % (
-            headline, self.name, self.code, os.path.relpath(self.log_path, harness.ROOT), tail)
-
-
-def run_session(config, script, prog="init"):
-    """Boot config under tools/debug --batch with script; the Session. It runs
-    as a job of the harness's pool, so at most two QEMUs run at once with the
-    boots of configs.py."""
-    workdir = os.path.join(harness.TEST_DIR, config.name)
-    iso = harness.prepare(config)
-    script_path = os.path.join(workdir, "script.gdb")
-    with open(script_path, "w") as f:
-        f.write(script)
-    r = gdbboot.run_debug(config, iso, script_path, os.path.join(workdir, "serial.log"), prog)
-    out = r.stdout + ("\ntest_gdb: timed out after %d s, its processes killed" % (TIMEOUT + 30)
-                      if r.timed_out else "")
-    log_path = os.path.join(workdir, "gdb.log")
-    with open(log_path, "w") as f:
-        f.write(out)
-    return Session(config.name, out, r.returncode, log_path)
-
-
-def hex_of(text, what, session):
-    m = re.search(r"^\$\d+ = (0x[0-9a-f]+)", text, re.MULTILINE)
-    assert m, session.report("no value printed for %s" % what)
-    return int(m.group(1), 16)
 
 
 # --- Booting to kmain, and the helpers at the end of kmain --------------------------

@@ -18,7 +18,8 @@ import pytest
 import harness
 from harness import Config
 from ptiaudit import GDB_KERNEL_STOP, GDB_USER_STOP, PAGE, describe, expected_pages, printed_values, tlb_pages
-from test_gdb import GDB, run_session
+from gdbboot import run_session
+from test_gdb import GDB
 
 # (name, vsyscall mode, firmware, CPUs, more kernel arguments)
 AUDITS = [

@@ -15,6 +15,7 @@ import sys
 
 import pytest
 
+import gdbboot
 import harness
 import procs
 
@@ -75,9 +76,9 @@ def result():
 
 
 def step(out, name):
-    m = re.search(r"^@@@ %s\n(.*?)(?=^@@@ |\Z)" % name, out, re.MULTILINE | re.DOTALL)
-    assert m, "step %s never ran; gdb's output:\n%s" % (name, out[-3000:])
-    return m.group(1)
+    text = gdbboot.step(out, name)
+    assert text is not None, "step %s never ran; gdb's output:\n%s" % (name, out[-3000:])
+    return text
 
 
 def test_record_writes_a_recording_of_the_boot():
