@@ -16,6 +16,7 @@ unsigned long probe_rsp;	/* saved by probe_call; the handler lands there */
 /* Single-stepping (test_single_step): the handler counts instead of landing. */
 int stepping;
 int steps_total, steps_in_page;
+unsigned long page_steps[MAX_PAGE_STEPS];
 
 /*
  * probe_call(target, a1, a2, a3): target(a1, a2, a3) with the callee-saved
@@ -79,8 +80,11 @@ static void handler(int sig, siginfo_t *si, void *ctx)
 
 	if (stepping && sig == SIGTRAP && si->si_code == TRAP_TRACE) {
 		steps_total++;
-		if (sc->rip - VSYSCALL_ADDR < PAGE_SIZE)
+		if (sc->rip - VSYSCALL_ADDR < PAGE_SIZE) {
+			if (steps_in_page < MAX_PAGE_STEPS)
+				page_steps[steps_in_page] = sc->rip;
 			steps_in_page++;
+		}
 		return;
 	}
 	if (!probe_armed) {

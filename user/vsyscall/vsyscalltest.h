@@ -49,6 +49,8 @@ struct probe {
 /* Single-stepping (test_single_step): the handler counts instead of landing. */
 extern int stepping;
 extern int steps_total, steps_in_page;
+enum { MAX_PAGE_STEPS = 256 };
+extern unsigned long page_steps[MAX_PAGE_STEPS];	/* the rip of each step in the page */
 
 long probe_call(unsigned long target, long a1, long a2, long a3);
 long probe_jump_with_stack(unsigned long target, unsigned long rsp, long a1, long a2);
